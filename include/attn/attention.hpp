@@ -1,0 +1,35 @@
+#pragma once
+/// The pipeline: tokens and numbers in, a Trace of every intermediate out.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/matrix.hpp"
+#include "attn/model.hpp"
+#include "attn/trace.hpp"
+
+namespace attn {
+
+/// What a walk-through starts from.
+struct Input {
+    std::string sentence;
+    std::vector<std::string> tokens;  ///< T tokens
+    Matrix x;                         ///< embeddings (T, d_model)
+    Weights weights;
+    Source embeddings_source;
+    Source weights_source;
+};
+
+/// Tokenizes `sentence` and seeds the embeddings and weights from config.seed.
+/// Throws attn::Error for bad sizes, invalid UTF-8 or an empty sentence.
+Input seeded_input(std::string_view sentence, const Config& config);
+
+/// Runs single-head self-attention on `input`, recording every step.
+/// Throws attn::Error when the shapes of the input do not fit together.
+///
+///     auto trace = explain(seeded_input("This is book", config), config);
+///     trace.attention.rows() == 3;
+Trace explain(const Input& input, const Config& config);
+
+}  // namespace attn

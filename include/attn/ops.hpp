@@ -1,0 +1,52 @@
+#pragma once
+/// The matrix operations of self-attention. Pure functions: values in, values out.
+///
+/// Shape legend used in every comment of this module and of attention.cpp:
+///   T       number of tokens (rows of X)
+///   d_model width of an embedding
+///   d_k     width of a query / key vector
+///   d_v     width of a value vector
+
+#include <cstddef>
+#include <vector>
+
+#include "attn/matrix.hpp"
+
+namespace attn {
+
+/// c (n, m) = a (n, p) · b (p, m). Throws attn::Error when the inner sizes differ.
+Matrix matmul(const Matrix& a, const Matrix& b);
+
+/// c (n, m) = a (n, p) · bᵀ where b is (m, p): the scores Q·Kᵀ without building Kᵀ.
+Matrix matmul_transposed(const Matrix& a, const Matrix& b);
+
+/// aᵀ (m, n) of a (n, m).
+Matrix transpose(const Matrix& a);
+
+/// Every element times `factor`.
+Matrix scaled(const Matrix& a, double factor);
+
+/// The causal mask (T, T): row i may attend to columns 0..i (itself and earlier tokens).
+Mask causal_mask(std::size_t n_tokens);
+
+/// s with every blocked cell (mask false) replaced by -inf. Shapes must agree.
+Matrix apply_mask(const Matrix& s, const Mask& mask);
+
+/// The result of a row-wise softmax, with the rows that had no finite entry.
+struct SoftmaxResult {
+    Matrix weights;                       ///< same shape as the input, rows sum to 1
+    std::vector<std::size_t> empty_rows;  ///< rows that were entirely -inf: all zeros here
+};
+
+/// Row-wise softmax, numerically stable: e^(s - max) / Σ e^(s - max).
+/// A row that is entirely -inf (every key masked) has no defined softmax; attn gives it
+/// zero weights (as PyTorch's scaled_dot_product_attention does) and lists it in empty_rows.
+SoftmaxResult softmax_rows(const Matrix& s);
+
+/// The sum of each row.
+std::vector<double> row_sums(const Matrix& a);
+
+/// Population variance of all finite elements (0 for an empty matrix).
+double variance(const Matrix& a);
+
+}  // namespace attn

@@ -1,0 +1,47 @@
+#pragma once
+/// Renderers: pure functions of a Trace. Each output format is one source file in src/render/.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/trace.hpp"
+
+namespace attn {
+
+/// How the terminal walk-through looks.
+struct TextStyle {
+    int precision = 4;               ///< digits after the decimal point
+    std::size_t width = 80;          ///< columns available; wider matrices are split or elided
+    bool unicode = true;             ///< false: ASCII only (-inf, sqrt, ->, ...)
+    bool color = false;              ///< ANSI colours and the attention heatmap
+    bool explanations = true;        ///< false: headings, formulas and matrices only
+    std::vector<std::string> steps;  ///< ids of the steps to show; empty: all
+    std::size_t max_rows = 24;       ///< more rows than this are elided to the first and last 10
+};
+
+/// The whole walk-through as text, in teaching order.
+std::string render_text(const Trace& trace, const TextStyle& style);
+
+/// Receives the JSON dump piece by piece, so that a large dump is never held whole.
+using Sink = std::function<void(std::string_view)>;
+
+/// Writes the JSON dump of `trace` (format: docs/json-format.md) to `sink`.
+void render_json(const Trace& trace, const Sink& sink);
+
+/// The JSON dump as one string (for tests and small traces).
+std::string render_json(const Trace& trace);
+
+/// A number as the text walk-through prints it: fixed `precision` digits, no "-0.0000",
+/// and "−∞" / "-inf" for a masked cell.
+std::string format_number(double value, int precision, bool unicode);
+
+/// Our Unicode glyphs spelled in ASCII: "·" → "*", "ᵀ" → "^T", "√" → "sqrt", "−∞" → "-inf"...
+std::string to_ascii(std::string_view text);
+
+/// The version of the JSON dump format written by render_json.
+inline constexpr int json_schema_version = 1;
+
+}  // namespace attn

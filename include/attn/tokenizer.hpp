@@ -1,0 +1,35 @@
+#pragma once
+/// The tokenizer: a sentence in, tokens out. UTF-8 safe: a token never splits a character.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attn {
+
+/// How a sentence is cut into tokens.
+enum class TokenMode {
+    words,  ///< runs of letters and digits, and each punctuation mark or symbol on its own
+    chars   ///< one token per character (whitespace dropped)
+};
+
+struct TokenizerOptions {
+    TokenMode mode = TokenMode::words;
+    bool lowercase = false;  ///< fold ASCII, Latin-1, Greek and Cyrillic capitals to lowercase
+};
+
+/// Cuts `sentence` into tokens.
+///
+///     tokenize("Hello, world!", {}) == {"Hello", ",", "world", "!"}
+///     tokenize("naïve café", {TokenMode::chars}) == {"n","a","ï","v","e","c","a","f","é"}
+///
+/// A "character" is a code point with the combining marks, variation selectors and
+/// zero-width-joined code points that follow it, so an accented letter, a flag or a
+/// family emoji stays one token. Throws attn::Error for invalid UTF-8 and for a sentence
+/// without any token.
+std::vector<std::string> tokenize(std::string_view sentence, const TokenizerOptions& options);
+
+/// The name of a mode as used on the command line and in JSON ("words", "chars").
+std::string_view to_string(TokenMode mode) noexcept;
+
+}  // namespace attn

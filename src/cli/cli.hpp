@@ -1,0 +1,77 @@
+#pragma once
+// The command line: CLI11 wiring over the attn library. Everything here can be run
+// in-process by the tests, with the terminal and the environment passed in.
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/render.hpp"
+#include "attn/trace.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace attn::cli {
+
+/// What the process runs in: its streams, whether they are terminals, its environment.
+struct Io {
+    std::ostream& out;
+    std::ostream& err;
+    bool stdout_is_terminal = false;
+    std::size_t terminal_columns = 0;  ///< 0 when unknown
+    std::function<std::optional<std::string>(const std::string&)> getenv = [](const std::string&) {
+        return std::optional<std::string>{};
+    };
+};
+
+/// The options of `attn explain`, exactly as given on the command line.
+struct ExplainOptions {
+    std::vector<std::string> words;  ///< the sentence, as one argument or several
+    std::string seed = "42";         ///< parsed by run_explain, to reject "-1" and overflow clearly
+    long long d_model = 5;
+    long long d_k = 3;
+    long long d_v = 3;
+    std::string mask = "none";
+    bool lowercase = false;
+    bool chars = false;
+    int precision = 4;
+    std::string steps;  ///< comma-separated step ids or numbers; empty: all
+    bool quiet_text = false;
+    std::string color = "auto";
+    int width = 0;  ///< 0: the terminal's width, else $COLUMNS, else 80
+    bool ascii = false;
+    std::string json;  ///< a path, "-" for stdout, empty for none
+};
+
+/// Adds the options of `attn explain` to `app`.
+void configure_explain(CLI::App& app, ExplainOptions& options);
+
+/// Runs `attn explain`. Returns the exit code; throws attn::Error for bad input.
+int run_explain(const ExplainOptions& options, Io& io);
+
+/// Whether to colour the output: --color always|never wins; for auto, NO_COLOR (set and not
+/// empty) turns colour off, FORCE_COLOR (set, not empty and not "0") turns it on, and
+/// otherwise only a terminal whose TERM is not "dumb" gets colour.
+bool use_color(const std::string& flag, const Io& io);
+
+/// The text width: --width when given, else the terminal's, else $COLUMNS, else 80.
+std::size_t text_width(int flag, const Io& io);
+
+/// The step ids selected by a --steps value such as "scores,weights" or "5,7" or "3".
+/// Throws attn::Error (usage) naming the valid choices for an unknown one.
+std::vector<std::string> select_steps(const std::string& spec, const std::vector<Step>& steps);
+
+/// The whole program: parses `args` (without the program name) and runs the subcommand.
+/// Prints errors as "attn: error: ..." on io.err and returns the exit code: 0 ok,
+/// 2 usage or input error, 1 anything else.
+int run(const std::vector<std::string>& args, Io& io);
+
+/// "attn 0.1.0" and the versions of the libraries it was built with.
+std::string version_text();
+
+}  // namespace attn::cli

@@ -1,0 +1,283 @@
+// `attn explain`: options, validation, and the run: input → Trace → text and JSON.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "attn/attention.hpp"
+#include "attn/error.hpp"
+#include "attn/output_file.hpp"
+#include "attn/render.hpp"
+#include "cli.hpp"
+
+namespace attn::cli {
+namespace {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+std::string trim(const std::string& s) {
+    const auto first = s.find_first_not_of(" \t");
+    if (first == std::string::npos) {
+        return {};
+    }
+    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+std::size_t checked_size(const char* option, long long value, const char* meaning) {
+    if (value < 1 || value > static_cast<long long>(max_width)) {
+        throw errors::bad_size(option, value, 1, static_cast<long long>(max_width), meaning);
+    }
+    return static_cast<std::size_t>(value);
+}
+
+std::uint64_t parse_seed(const std::string& text) {
+    std::uint64_t seed = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, seed);
+    if (text.empty() || ec != std::errc() || ptr != end) {
+        throw Error(ErrorKind::usage,
+                    fmt::format("--seed is '{}', expected a whole number from 0 to {}", text,
+                                std::numeric_limits<std::uint64_t>::max()));
+    }
+    return seed;
+}
+
+Config to_config(const ExplainOptions& o) {
+    Config c;
+    c.seed = parse_seed(o.seed);
+    c.d_model = checked_size("--d-model", o.d_model, "the width of each token's embedding");
+    c.d_k = checked_size("--d-k", o.d_k, "the width of each query and key vector");
+    c.d_v = checked_size("--d-v", o.d_v, "the width of each value vector");
+    if (o.mask == "none") {
+        c.mask = MaskKind::none;
+    } else if (o.mask == "causal") {
+        c.mask = MaskKind::causal;
+    } else {
+        throw errors::bad_choice("--mask", o.mask, "none, causal");
+    }
+    c.tokenizer.mode = o.chars ? TokenMode::chars : TokenMode::words;
+    c.tokenizer.lowercase = o.lowercase;
+    return c;
+}
+
+TextStyle to_style(const ExplainOptions& o, const Io& io) {
+    if (o.precision < 0 || o.precision > 15) {
+        throw errors::bad_size("--precision", o.precision, 0, 15, "digits after the decimal point");
+    }
+    if (o.width != 0 && (o.width < 40 || o.width > 1000)) {
+        throw errors::bad_size("--width", o.width, 40, 1000, "columns of text; 0 means auto");
+    }
+    if (o.color != "auto" && o.color != "always" && o.color != "never") {
+        throw errors::bad_choice("--color", o.color, "auto, always, never");
+    }
+    TextStyle style;
+    style.precision = o.precision;
+    style.width = text_width(o.width, io);
+    style.unicode = !o.ascii;
+    style.color = use_color(o.color, io);
+    style.explanations = !o.quiet_text;
+    return style;
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+    std::string sentence;
+    for (const auto& w : words) {
+        sentence += (sentence.empty() ? "" : " ") + w;
+    }
+    return sentence;
+}
+
+}  // namespace
+
+void configure_explain(CLI::App& app, ExplainOptions& o) {
+    app.add_option("sentence", o.words, "The sentence to explain, in quotes or as several words")
+        ->type_name("SENTENCE");
+    app.add_option("--seed", o.seed,
+                   "Seed for the random embeddings and weights (0 to 2^64 - 1); the same seed "
+                   "gives the same numbers on every machine")
+        ->type_name("N")
+        ->capture_default_str();
+    app.add_option("--d-model", o.d_model, "Width of each token's embedding (1 to 4096)")
+        ->capture_default_str();
+    app.add_option("--d-k", o.d_k, "Width of each query and key vector (1 to 4096)")
+        ->capture_default_str();
+    app.add_option("--d-v", o.d_v, "Width of each value vector and output row (1 to 4096)")
+        ->capture_default_str();
+    app.add_option("--mask", o.mask,
+                   "none: every token sees every token; causal: a token sees only itself and "
+                   "the tokens before it")
+        ->type_name("none|causal")
+        ->capture_default_str();
+    app.add_flag("--lowercase", o.lowercase,
+                 "Lowercase the sentence first, so 'The' and 'the' are the same token");
+    app.add_flag("--chars", o.chars,
+                 "One token per character instead of words and punctuation (spaces dropped)");
+    app.add_option("--precision", o.precision, "Digits after the decimal point (0 to 15)")
+        ->capture_default_str();
+    app.add_option("--steps", o.steps,
+                   "Show only these steps: ids or numbers, comma-separated "
+                   "(tokens, embeddings, W_Q, W_K, W_V, Q, K, V, scores, scaled_scores, mask, "
+                   "masked_scores, weights, output)")
+        ->type_name("LIST");
+    app.add_flag("-q,--quiet-text", o.quiet_text,
+                 "Headings, formulas and matrices only, without the explanations");
+    app.add_option("--color", o.color,
+                   "Colour and the attention heatmap: auto (a terminal, unless NO_COLOR is "
+                   "set), always or never")
+        ->type_name("auto|always|never")
+        ->capture_default_str();
+    app.add_option("--width", o.width,
+                   "Columns of text (40 to 1000); wider matrices are split or elided. "
+                   "Default: the terminal's width, else $COLUMNS, else 80")
+        ->type_name("N");
+    app.add_flag("--ascii", o.ascii, "ASCII only: -inf, sqrt, ->, * instead of −∞, √, →, ·");
+    app.add_option("--json", o.json,
+                   "Write every step with full-precision values to FILE as JSON "
+                   "(docs/json-format.md); '-' writes to stdout instead of the walk-through")
+        ->type_name("FILE");
+    app.footer(R"(Examples:
+  attn explain "This is book"
+  attn explain The cat sat on the mat --lowercase --mask causal
+  attn explain "Ελληνικά και emoji 🙂" --chars --ascii
+  attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
+  attn explain "This is book" --steps scores,weights --quiet-text
+  attn explain "This is book" --json trace.json
+  attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
+
+Exit status: 0 ok, 2 bad usage or input, 1 anything else (e.g. an output file that cannot be
+written). Docs: README.md and docs/ in the source tree.)");
+}
+
+std::vector<std::string> select_steps(const std::string& spec, const std::vector<Step>& steps) {
+    std::vector<std::string> selected;
+    std::string valid;
+    for (const auto& s : steps) {
+        valid += (valid.empty() ? "" : ", ") + std::string(s.id);
+    }
+    std::size_t pos = 0;
+    while (pos <= spec.size()) {
+        const auto end = std::min(spec.find(',', pos), spec.size());
+        const std::string item = trim(spec.substr(pos, end - pos));
+        pos = end + 1;
+        if (item.empty()) {
+            continue;
+        }
+        bool found = false;
+        for (const auto& s : steps) {
+            // an id (any case), a full number ("3a") or a group number ("3" = 3a, 3b, 3c)
+            const std::string number = s.number;
+            const std::string group = number.substr(0, number.find_first_not_of("0123456789"));
+            if (lower(item) == lower(std::string(s.id)) || item == number || item == group) {
+                found = true;
+                if (std::find(selected.begin(), selected.end(), s.id) == selected.end()) {
+                    selected.emplace_back(s.id);
+                }
+            }
+        }
+        if (!found) {
+            const bool known = std::any_of(
+                all_step_ids().begin(), all_step_ids().end(),
+                [&](std::string_view id) { return lower(std::string(id)) == lower(item); });
+            throw Error(ErrorKind::usage,
+                        fmt::format("--steps: '{}' is not a step of this run{}, expected one of: "
+                                    "{} (or their numbers, e.g. 5 or 3a)",
+                                    item, known ? " (it needs --mask causal)" : "", valid));
+        }
+    }
+    if (selected.empty()) {
+        throw Error(ErrorKind::usage, "--steps is empty, expected one or more of: " + valid);
+    }
+    // keep teaching order whatever order they were given in
+    std::vector<std::string> ordered;
+    for (const auto& s : steps) {
+        if (std::find(selected.begin(), selected.end(), s.id) != selected.end()) {
+            ordered.emplace_back(s.id);
+        }
+    }
+    return ordered;
+}
+
+bool use_color(const std::string& flag, const Io& io) {
+    if (flag == "always") {
+        return true;
+    }
+    if (flag == "never") {
+        return false;
+    }
+    const auto no_color = io.getenv("NO_COLOR");
+    if (no_color && !no_color->empty()) {
+        return false;
+    }
+    const auto force = io.getenv("FORCE_COLOR");
+    if (force && !force->empty() && *force != "0") {
+        return true;
+    }
+    const auto term = io.getenv("TERM");
+    return io.stdout_is_terminal && !(term && *term == "dumb");
+}
+
+std::size_t text_width(int flag, const Io& io) {
+    if (flag > 0) {
+        return static_cast<std::size_t>(flag);
+    }
+    if (io.terminal_columns >= 40) {
+        return io.terminal_columns;
+    }
+    if (const auto columns = io.getenv("COLUMNS")) {
+        try {
+            const int n = std::stoi(*columns);
+            if (n >= 40 && n <= 1000) {
+                return static_cast<std::size_t>(n);
+            }
+        } catch (const std::exception&) {
+            // not a number: fall through to the default
+        }
+    }
+    return 80;
+}
+
+int run_explain(const ExplainOptions& o, Io& io) {
+    const Config config = to_config(o);
+    TextStyle style = to_style(o, io);
+    if (o.words.empty()) {
+        throw Error(ErrorKind::usage,
+                    "the sentence is empty or missing, expected at least one word to explain\n"
+                    "  hint: attn explain \"This is book\"");
+    }
+    const Input input = seeded_input(join_words(o.words), config);
+    const Trace trace = explain(input, config);
+    if (!o.steps.empty()) {
+        style.steps = select_steps(o.steps, teaching_steps(trace));
+    }
+
+    if (o.json == "-") {
+        render_json(trace, [&io](std::string_view piece) {
+            io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+        });
+    } else {
+        if (!o.json.empty()) {
+            AtomicFile file(o.json);
+            render_json(trace, [&file](std::string_view piece) { file.write(piece); });
+            file.commit();
+        }
+        io.out << render_text(trace, style);
+    }
+    io.out.flush();
+    if (!io.out) {
+        return 1;  // stdout closed or full: nothing useful to say on a broken pipe
+    }
+    if (!o.json.empty() && o.json != "-") {
+        io.err << "attn: wrote " << o.json << '\n';
+    }
+    return 0;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,268 @@
+// The JSON dump: every step of teaching_steps() with full-precision values, streamed to a
+// sink in pieces so that a dump of millions of numbers is never held whole in memory.
+// Format: docs/json-format.md.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "attn/ops.hpp"
+#include "attn/render.hpp"
+#include "attn/version.hpp"
+#include "narrative.hpp"
+
+namespace attn {
+namespace {
+
+class JsonOut {
+  public:
+    explicit JsonOut(const Sink& sink) : sink_(sink) { buf_.reserve(chunk + 4096); }
+    JsonOut(const JsonOut&) = delete;
+    JsonOut& operator=(const JsonOut&) = delete;
+    ~JsonOut() = default;
+
+    void raw(std::string_view s) {
+        buf_ += s;
+        if (buf_.size() >= chunk) {
+            flush();
+        }
+    }
+    void flush() {
+        if (!buf_.empty()) {
+            sink_(buf_);
+            buf_.clear();
+        }
+    }
+    void string(std::string_view s) {
+        buf_ += '"';
+        for (char ch : s) {
+            const auto c = static_cast<unsigned char>(ch);
+            switch (c) {
+                case '"':
+                    buf_ += "\\\"";
+                    break;
+                case '\\':
+                    buf_ += "\\\\";
+                    break;
+                case '\n':
+                    buf_ += "\\n";
+                    break;
+                case '\r':
+                    buf_ += "\\r";
+                    break;
+                case '\t':
+                    buf_ += "\\t";
+                    break;
+                case '\b':
+                    buf_ += "\\b";
+                    break;
+                case '\f':
+                    buf_ += "\\f";
+                    break;
+                default:
+                    if (c < 0x20) {
+                        fmt::format_to(std::back_inserter(buf_), "\\u{:04x}", c);
+                    } else {
+                        buf_ += ch;  // UTF-8 passes through: attn validated it on input
+                    }
+            }
+        }
+        buf_ += '"';
+    }
+    // Shortest text that reads back as the same double; JSON has no infinities or NaN, so
+    // those become the strings "-inf", "inf" and "nan" (documented, never a silent null).
+    void number(double x) {
+        if (std::isnan(x)) {
+            buf_ += "\"nan\"";
+        } else if (std::isinf(x)) {
+            buf_ += x < 0 ? "\"-inf\"" : "\"inf\"";
+        } else {
+            fmt::format_to(std::back_inserter(buf_), "{}", x);
+        }
+    }
+    void integer(std::size_t n) { fmt::format_to(std::back_inserter(buf_), "{}", n); }
+    void key(std::string_view indent, std::string_view k) {
+        raw(indent);
+        string(k);
+        raw(": ");
+    }
+
+  private:
+    static constexpr std::size_t chunk = 1U << 16U;
+    const Sink& sink_;
+    std::string buf_;
+};
+
+void string_array(JsonOut& j, std::span<const std::string> items) {
+    j.raw("[");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            j.raw(", ");
+        }
+        j.string(items[i]);
+    }
+    j.raw("]");
+}
+
+void number_array(JsonOut& j, std::span<const double> items) {
+    j.raw("[");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            j.raw(", ");
+        }
+        j.number(items[i]);
+    }
+    j.raw("]");
+}
+
+void source(JsonOut& j, const Source& s) {
+    j.raw("{\"kind\": ");
+    j.string(s.kind == Source::Kind::file ? "file" : "seeded");
+    if (s.kind == Source::Kind::file) {
+        j.raw(", \"path\": ");
+        j.string(s.path);
+    }
+    j.raw("}");
+}
+
+void values(JsonOut& j, const Step& step) {
+    constexpr std::string_view row_indent = "\n        ";
+    j.raw("[");
+    for (std::size_t r = 0; r < step.shape.rows; ++r) {
+        j.raw(r > 0 ? "," : "");
+        j.raw(row_indent);
+        if (step.kind == StepKind::mask) {
+            j.raw("[");
+            for (std::size_t c = 0; c < step.shape.cols; ++c) {
+                j.raw(c > 0 ? ", " : "");
+                j.raw(step.mask->allowed(r, c) ? "true" : "false");
+            }
+            j.raw("]");
+        } else {
+            number_array(j, step.matrix->row(r));
+        }
+    }
+    j.raw("\n      ]");
+}
+
+void step_json(JsonOut& j, const Trace& t, const Step& step) {
+    constexpr std::string_view in = ",\n      ";
+    j.raw("    {\n");
+    j.key("      ", "id");
+    j.string(step.id);
+    j.key(in, "number");
+    j.string(step.number);
+    j.key(in, "title");
+    j.string(step.title);
+    j.key(in, "symbol");
+    j.string(step.symbol);
+    j.key(in, "formula");
+    j.string(step.formula);
+    if (step.kind == StepKind::tokens) {
+        j.key(in, "shape");
+        j.raw("[");
+        j.integer(step.shape.rows);
+        j.raw("]");
+        j.key(in, "values");
+        string_array(j, step.row_labels);
+        j.raw("\n    }");
+        return;
+    }
+    j.key(in, "shape");
+    j.raw("[");
+    j.integer(step.shape.rows);
+    j.raw(", ");
+    j.integer(step.shape.cols);
+    j.raw("]");
+    j.key(in, "row_labels");
+    string_array(j, step.row_labels);
+    j.key(in, "col_labels");
+    string_array(j, step.col_labels);
+    if (step.kind == StepKind::mask) {
+        j.key(in, "convention");
+        j.string("true = may attend, false = blocked");
+    }
+    if (step.id == "masked_scores") {
+        j.key(in, "masked_value");
+        j.string("-inf");
+    }
+    if (step.id == "scaled_scores") {
+        j.key(in, "sqrt_d_k");
+        j.number(t.sqrt_d_k);
+        j.key(in, "variance_before");
+        j.number(t.variance_scores);
+        j.key(in, "variance_after");
+        j.number(t.variance_scaled);
+    }
+    if (step.kind == StepKind::attention) {
+        j.key(in, "row_sums");
+        number_array(j, row_sums(t.attention));
+    }
+    j.key(in, "values");
+    values(j, step);
+    j.raw("\n    }");
+}
+
+}  // namespace
+
+void render_json(const Trace& t, const Sink& sink) {
+    JsonOut j(sink);
+    const auto& c = t.config;
+    j.raw("{\n");
+    j.key("  ", "schema");
+    j.string("attn.trace");
+    j.key(",\n  ", "schema_version");
+    j.integer(static_cast<std::size_t>(json_schema_version));
+    j.key(",\n  ", "attn_version");
+    j.string(version);
+    j.key(",\n  ", "config");
+    j.raw("{\n");
+    j.key("    ", "seed");
+    j.raw(fmt::format("{}", c.seed));
+    j.key(",\n    ", "d_model");
+    j.integer(c.d_model);
+    j.key(",\n    ", "d_k");
+    j.integer(c.d_k);
+    j.key(",\n    ", "d_v");
+    j.integer(c.d_v);
+    j.key(",\n    ", "mask");
+    j.string(to_string(c.mask));
+    j.key(",\n    ", "tokenizer");
+    j.raw("{\"mode\": ");
+    j.string(to_string(c.tokenizer.mode));
+    j.raw(", \"lowercase\": ");
+    j.raw(c.tokenizer.lowercase ? "true" : "false");
+    j.raw("}\n  }");
+    j.key(",\n  ", "sources");
+    j.raw("{\"embeddings\": ");
+    source(j, t.embeddings_source);
+    j.raw(", \"weights\": ");
+    source(j, t.weights_source);
+    j.raw("}");
+    j.key(",\n  ", "sentence");
+    j.string(t.sentence);
+    j.key(",\n  ", "tokens");
+    string_array(j, t.tokens);
+    j.key(",\n  ", "steps");
+    j.raw("[\n");
+    const auto steps = teaching_steps(t);
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        if (i > 0) {
+            j.raw(",\n");
+        }
+        step_json(j, t, steps[i]);
+    }
+    j.raw("\n  ]");
+    j.key(",\n  ", "warnings");
+    const auto warnings = narrative::warnings(t);
+    string_array(j, warnings);
+    j.raw("\n}\n");
+    j.flush();
+}
+
+std::string render_json(const Trace& trace) {
+    std::string out;
+    render_json(trace, [&out](std::string_view piece) { out += piece; });
+    return out;
+}
+
+}  // namespace attn

@@ -1,0 +1,221 @@
+#include "narrative.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "attn/render.hpp"
+
+namespace attn::narrative {
+namespace {
+
+std::string join_indices(const std::vector<std::size_t>& indices) {
+    std::string out;
+    for (std::size_t i = 0; i < indices.size(); ++i) {
+        if (i > 0) {
+            out += i + 1 == indices.size() ? " and " : ", ";
+        }
+        out += std::to_string(indices[i]);
+    }
+    return out;
+}
+
+std::string join_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            out += i + 1 == items.size() ? " and " : ", ";
+        }
+        out += items[i];
+    }
+    return out;
+}
+
+bool same_text(const Trace& t, const std::vector<std::size_t>& group) {
+    return std::all_of(group.begin(), group.end(),
+                       [&](std::size_t i) { return t.tokens[i] == t.tokens[group.front()]; });
+}
+
+bool contains(const std::vector<std::vector<std::size_t>>& groups,
+              const std::vector<std::size_t>& group) {
+    return std::find(groups.begin(), groups.end(), group) != groups.end();
+}
+
+std::string source_text(const Source& source, std::uint64_t seed, std::string_view seeded_how) {
+    if (source.kind == Source::Kind::file) {
+        return "read from " + source.path;
+    }
+    return fmt::format("seeded from --seed {}{}", seed, seeded_how);
+}
+
+bool repeated(const Trace& t, std::size_t i) {
+    return std::count(t.tokens.begin(), t.tokens.end(), t.tokens[i]) > 1;
+}
+
+// A token as prose names it, with its index when the sentence has it more than once.
+std::string token_name(const Trace& t, std::size_t i) {
+    return repeated(t, i) ? fmt::format("{} (token {})", quoted(t.tokens[i]), i)
+                          : quoted(t.tokens[i]);
+}
+
+// V[book], or V[the#4] for a repeated token.
+std::string value_name(const Trace& t, std::size_t i) {
+    return repeated(t, i) ? fmt::format("V[{}#{}]", t.tokens[i], i)
+                          : fmt::format("V[{}]", t.tokens[i]);
+}
+
+// "The new vector for 'book' is 0.43 of V[This] + 0.31 of V[is] + 0.26 of V[book]."
+std::string contributions(const Trace& t, std::size_t row) {
+    const auto weights = t.attention.row(row);
+    std::vector<std::size_t> order(weights.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+    const auto n_nonzero = static_cast<std::size_t>(
+        std::count_if(weights.begin(), weights.end(), [](double w) { return w != 0.0; }));
+    // the three largest, or all four rather than "the other 1 token"
+    const std::size_t shown = n_nonzero == 4 ? 4 : 3;
+    std::string out = "The new vector for " + token_name(t, row) + " is ";
+    double rest = 0.0;
+    std::size_t n_rest = 0;
+    std::size_t n_shown = 0;
+    for (std::size_t j : order) {
+        if (weights[j] == 0.0) {
+            continue;  // a masked key contributes nothing
+        }
+        if (n_shown < shown) {
+            out += fmt::format("{}{} of {}", n_shown > 0 ? " + " : "",
+                               format_number(weights[j], 2, true), value_name(t, j));
+            ++n_shown;
+        } else {
+            rest += weights[j];
+            ++n_rest;
+        }
+    }
+    if (n_shown == 0) {
+        return "The new vector for " + token_name(t, row) +
+               " is all zeros: every key is masked in its row.";
+    }
+    if (n_rest > 0) {
+        out += fmt::format(" + {} spread over the other {} tokens", format_number(rest, 2, true),
+                           n_rest);
+    }
+    return out + ".";
+}
+
+}  // namespace
+
+std::string quoted(const std::string& token) {
+    return "'" + token + "'";
+}
+
+std::vector<std::string> summary(const Trace& t) {
+    std::vector<std::string> lines;
+    const auto& c = t.config;
+    lines.push_back(
+        fmt::format("sentence  \"{}\": {} {} ({}{})", t.sentence, t.tokens.size(),
+                    t.tokens.size() == 1 ? "token" : "tokens",
+                    c.tokenizer.mode == TokenMode::chars ? "characters" : "words and punctuation",
+                    c.tokenizer.lowercase ? ", lowercased" : ""));
+    lines.push_back(fmt::format("sizes     d_model = {}, d_k = {}, d_v = {}; mask: {}", c.d_model,
+                                c.d_k, c.d_v, to_string(c.mask)));
+    lines.push_back("numbers   embeddings " +
+                    source_text(t.embeddings_source, c.seed, " and each token's text") +
+                    "; weights " + source_text(t.weights_source, c.seed, ""));
+    if (t.embeddings_source.kind == Source::Kind::seeded ||
+        t.weights_source.kind == Source::Kind::seeded) {
+        lines.push_back(fmt::format(
+            "          (seeded numbers are N(0, 1) for X and N(0, 1/d_model) for W, rounded to "
+            "two decimals; the same --seed {} gives the same numbers on every machine)",
+            c.seed));
+    }
+    return lines;
+}
+
+std::vector<std::string> warnings(const Trace& t) {
+    std::vector<std::string> out;
+    for (std::size_t row : t.empty_rows) {
+        out.push_back(fmt::format(
+            "row {} ({}) of the attention weights has every key masked: softmax is undefined "
+            "there, so attn gives it zero weights and a zero output row (PyTorch's "
+            "nn.MultiheadAttention gives NaN, scaled_dot_product_attention zeros)",
+            row, quoted(t.tokens[row])));
+    }
+    return out;
+}
+
+Notes notes(const Trace& t, const Step& step, int precision) {
+    Notes n;
+    const auto num = [precision](double x) { return format_number(x, precision, true); };
+    if (step.id == "embeddings") {
+        std::vector<std::string> repeats;
+        for (const auto& group : t.identical_embeddings) {
+            if (same_text(t, group)) {
+                repeats.push_back(fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]),
+                                              join_indices(group)));
+            } else {
+                n.after.push_back(fmt::format("Rows {} of X are identical.", join_indices(group)));
+            }
+        }
+        if (!repeats.empty()) {
+            n.after.push_back(fmt::format(
+                "{} {}: each copy has the same row of X, because an embedding depends only on "
+                "the token's text. Nothing here tells attention where a token stands (there is "
+                "no position information yet).",
+                repeats.size() == 1 ? "A repeated token," : "Repeated tokens,",
+                join_list(repeats)));
+        }
+    } else if (step.id == "scaled_scores" && t.scores.size() < 2) {
+        n.before.push_back(fmt::format(
+            "Here d_k = {}, so √d_k = {}. (With a single score there is no spread to measure; "
+            "try a longer sentence to see the variance shrink.)",
+            t.config.d_k, num(t.sqrt_d_k)));
+    } else if (step.id == "scaled_scores") {
+        n.before.push_back(fmt::format(
+            "Here d_k = {}, so √d_k = {}. The variance of the scores falls from {} (S) to {} "
+            "(S′), a factor of d_k.",
+            t.config.d_k, num(t.sqrt_d_k), num(t.variance_scores), num(t.variance_scaled)));
+    } else if (step.id == "weights") {
+        n.after.push_back(
+            "Each row sums to 1 (the Σ column): every token spends all of its "
+            "attention, and only that.");
+    } else if (step.id == "output") {
+        constexpr std::size_t all_rows_up_to = 6;
+        if (t.tokens.size() <= all_rows_up_to) {
+            for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+                n.after.push_back(contributions(t, i));
+            }
+        } else {
+            n.after.push_back(contributions(t, t.tokens.size() - 1));
+            n.after.push_back(
+                "(Likewise for every row; the JSON dump, --json, has all the "
+                "weights.)");
+        }
+        std::vector<std::string> same;
+        std::vector<std::string> different;
+        for (const auto& group : t.identical_embeddings) {
+            if (!same_text(t, group)) {
+                continue;
+            }
+            auto name =
+                fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]), join_indices(group));
+            (contains(t.identical_outputs, group) ? same : different).push_back(std::move(name));
+        }
+        if (!same.empty()) {
+            n.after.push_back(fmt::format(
+                "Identical outputs for {}: same embedding and no position information, so "
+                "attention cannot tell the copies apart.",
+                join_list(same)));
+        }
+        if (!different.empty()) {
+            n.after.push_back(
+                fmt::format("Different outputs for {}, although the copies start from identical "
+                            "embeddings: the mask lets each copy see different tokens.",
+                            join_list(different)));
+        }
+    }
+    return n;
+}
+
+}  // namespace attn::narrative

@@ -1,0 +1,435 @@
+// The terminal walk-through: every step of teaching_steps() as a heading, its formula and
+// shapes, an explanation and a labelled matrix that fits the width (split or elided).
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "attn/ops.hpp"
+#include "attn/render.hpp"
+#include "attn/utf8.hpp"
+#include "narrative.hpp"
+
+namespace attn {
+namespace {
+
+constexpr std::size_t max_label_width = 16;     // row labels: longer tokens are cut with "…"
+constexpr std::size_t max_col_label_width = 8;  // longer column labels are cut to fit
+constexpr std::size_t max_blocks = 4;           // wider matrices are elided instead of split
+
+class Writer {
+  public:
+    explicit Writer(const TextStyle& style) : style_(style) {}
+
+    // Our own text (formulas, explanations, glyphs): transliterated in ASCII mode.
+    [[nodiscard]] std::string text(std::string_view s) const {
+        return style_.unicode ? std::string(s) : to_ascii(s);
+    }
+    [[nodiscard]] std::string paint(std::string_view s, std::string_view code) const {
+        if (!style_.color || s.empty()) {
+            return std::string(s);
+        }
+        return fmt::format("\x1b[{}m{}\x1b[0m", code, s);
+    }
+    void line(std::string_view s = {}) {
+        out_ += s;
+        out_ += '\n';
+    }
+    // Word-wraps `s` to the width: the first line starts with `indent`, the others with
+    // `rest_indent` (the same as `indent` when not given).
+    void paragraph(std::string_view s, std::string_view indent = "", std::string_view code = {},
+                   std::optional<std::string_view> rest_indent = std::nullopt) {
+        const std::string body = text(s);
+        const std::size_t width = std::max<std::size_t>(style_.width, 20);
+        std::string current;
+        std::size_t current_width = 0;
+        std::size_t pos = 0;
+        while (pos < body.size()) {
+            const auto end = std::min(body.find(' ', pos), body.size());
+            const std::string_view word(body.data() + pos, end - pos);  // NOLINT
+            pos = end + 1;
+            if (word.empty()) {
+                continue;
+            }
+            const auto w = utf8::display_width(word);
+            if (!current.empty() && indent.size() + current_width + 1 + w > width) {
+                line(std::string(indent) + paint(current, code));
+                current.clear();
+                current_width = 0;
+                indent = rest_indent.value_or(indent);
+            }
+            if (!current.empty()) {
+                current += ' ';
+                ++current_width;
+            }
+            current += word;
+            current_width += w;
+        }
+        if (!current.empty()) {
+            line(std::string(indent) + paint(current, code));
+        }
+    }
+    [[nodiscard]] const TextStyle& style() const { return style_; }
+    std::string take() { return std::move(out_); }
+
+  private:
+    const TextStyle& style_;
+    std::string out_;
+};
+
+std::string repeat(std::string_view s, std::size_t n) {
+    std::string out;
+    out.reserve(s.size() * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out += s;
+    }
+    return out;
+}
+
+std::string pad_left(std::string_view s, std::size_t width) {
+    const auto w = utf8::display_width(s);
+    return w >= width ? std::string(s) : std::string(width - w, ' ') + std::string(s);
+}
+
+std::string pad_right(std::string_view s, std::size_t width) {
+    const auto w = utf8::display_width(s);
+    return w >= width ? std::string(s) : std::string(s) + std::string(width - w, ' ');
+}
+
+// Cuts `s` to at most `width` columns, ending with an ellipsis when cut.
+std::string truncate(std::string_view s, std::size_t width, bool unicode) {
+    if (utf8::display_width(s) <= width) {
+        return std::string(s);
+    }
+    const std::string_view ellipsis = unicode ? "…" : "~";
+    std::string out;
+    std::size_t used = 0;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto d = utf8::decode(s.substr(i));
+        const std::size_t len = d ? d->length : 1;
+        const std::size_t w =
+            d ? static_cast<std::size_t>(utf8::code_point_width(d->code_point)) : 1;
+        if (used + w + 1 > width) {
+            break;
+        }
+        out.append(s.substr(i, len));
+        used += w;
+        i += len;
+    }
+    return out + std::string(ellipsis);
+}
+
+// The indices to show out of n, with nullopt standing for the elided middle.
+std::vector<std::optional<std::size_t>> pick(std::size_t n, std::size_t head, std::size_t tail) {
+    std::vector<std::optional<std::size_t>> out;
+    if (n <= head + tail + 1) {
+        for (std::size_t i = 0; i < n; ++i) {
+            out.emplace_back(i);
+        }
+        return out;
+    }
+    for (std::size_t i = 0; i < head; ++i) {
+        out.emplace_back(i);
+    }
+    out.emplace_back(std::nullopt);
+    for (std::size_t i = n - tail; i < n; ++i) {
+        out.emplace_back(i);
+    }
+    return out;
+}
+
+std::string shape_text(const Shape& s) {
+    return fmt::format("({}×{})", s.rows, s.cols);
+}
+
+// "(3×5)·(5×3) → (3×3)", or "(3×5)" for a step with nothing going in.
+std::string shapes_line(const Step& step) {
+    if (step.kind == StepKind::tokens) {
+        return fmt::format("{} {}", step.shape.rows, step.shape.rows == 1 ? "token" : "tokens");
+    }
+    std::string out;
+    for (std::size_t i = 0; i < step.operands.size(); ++i) {
+        out += (i > 0 ? "·" : "") + shape_text(step.operands[i]);
+    }
+    return out.empty() ? shape_text(step.shape) : out + " → " + shape_text(step.shape);
+}
+
+// Background shade for an attention weight in [0, 1]: the 24 greys of the 256-colour
+// palette, dark for small weights and light for large ones, with black or white text.
+std::string heat_code(double w) {
+    const double clamped = std::clamp(w, 0.0, 1.0);
+    const int level = static_cast<int>(std::lround(clamped * 23.0));
+    return fmt::format("48;5;{};38;5;{}", 232 + level, level >= 12 ? 16 : 255);
+}
+
+class MatrixPrinter {
+  public:
+    MatrixPrinter(Writer& w, const Step& step, const std::vector<double>& sums)
+        : w_(w), step_(step), sums_(sums) {}
+
+    void print() {
+        const auto& style = w_.style();
+        const std::size_t n_rows = step_.shape.rows;
+        const std::size_t n_cols = step_.shape.cols;
+        const std::size_t edge =
+            std::max<std::size_t>(1, std::min<std::size_t>(10, style.max_rows / 2));
+        rows_ = n_rows > style.max_rows ? pick(n_rows, edge, edge) : pick(n_rows, n_rows, 0);
+
+        // one width for every cell, so columns line up across blocks
+        cell_w_ = 1;
+        for (const auto& r : rows_) {
+            if (!r) {
+                continue;
+            }
+            for (std::size_t c = 0; c < n_cols; ++c) {
+                cell_w_ = std::max(cell_w_, utf8::display_width(cell(*r, c)));
+            }
+        }
+        for (const auto& label : step_.col_labels) {
+            cell_w_ = std::max(cell_w_, std::min(utf8::display_width(label), max_col_label_width));
+        }
+        if (is_attention()) {
+            cell_w_ = std::max(cell_w_, format_number(1.0, style.precision, true).size());
+        }
+        label_w_ = 1;
+        for (const auto& r : rows_) {
+            if (r) {
+                label_w_ = std::max(label_w_, utf8::display_width(row_label(*r)));
+            }
+        }
+
+        const std::size_t fixed = 2 + label_w_ + 2 + (is_attention() ? cell_w_ + 4 : 0);
+        const std::size_t avail = style.width > fixed ? style.width - fixed : 0;
+        const std::size_t n_fit = std::max<std::size_t>(2, avail / (cell_w_ + 2));
+        if (n_cols <= n_fit) {
+            block(pick(n_cols, n_cols, 0), true);
+        } else if ((n_cols + n_fit - 1) / n_fit <= max_blocks) {
+            w_.paragraph(fmt::format("{} columns, in blocks of {}:", n_cols, n_fit), "  ", "2");
+            for (std::size_t first = 0; first < n_cols; first += n_fit) {
+                const std::size_t last = std::min(n_cols, first + n_fit);
+                std::vector<std::optional<std::size_t>> cols;
+                for (std::size_t c = first; c < last; ++c) {
+                    cols.emplace_back(c);
+                }
+                w_.line();
+                w_.line(w_.paint(w_.text(fmt::format("  columns {}–{}", first, last - 1)), "2"));
+                block(cols, last == n_cols);
+            }
+        } else {
+            const std::size_t shown = n_fit - 1;  // one place goes to the "…" column
+            const std::size_t head = (shown + 1) / 2;
+            const auto cols = pick(n_cols, head, shown - head);
+            block(cols, true);
+            elided_ = true;
+            w_.paragraph(fmt::format("(columns {} to {} of {} not shown)", head,
+                                     n_cols - (shown - head) - 1, n_cols),
+                         "  ", "2");
+        }
+        if (n_rows > style.max_rows) {
+            elided_ = true;
+            w_.paragraph(
+                fmt::format("(rows {} to {} of {} not shown)", edge, n_rows - edge - 1, n_rows),
+                "  ", "2");
+        }
+        if (elided_) {
+            w_.paragraph("The JSON dump (--json FILE) has every value.", "  ", "2");
+        }
+    }
+
+  private:
+    [[nodiscard]] bool is_attention() const { return step_.kind == StepKind::attention; }
+    [[nodiscard]] std::string row_label(std::size_t r) const {
+        return truncate(step_.row_labels[r], max_label_width, w_.style().unicode);
+    }
+
+    [[nodiscard]] std::string cell(std::size_t r, std::size_t c) const {
+        if (step_.kind == StepKind::mask) {
+            return step_.mask->allowed(r, c) ? "1" : "0";
+        }
+        return format_number((*step_.matrix)(r, c), w_.style().precision, w_.style().unicode);
+    }
+
+    [[nodiscard]] std::string painted_cell(std::size_t r, std::size_t c) const {
+        std::string s = pad_left(cell(r, c), cell_w_);
+        if (is_attention()) {
+            return w_.paint(s, heat_code((*step_.matrix)(r, c)));
+        }
+        if (step_.kind == StepKind::matrix && std::isinf((*step_.matrix)(r, c))) {
+            return w_.paint(s, "2");
+        }
+        if (step_.kind == StepKind::mask && !step_.mask->allowed(r, c)) {
+            return w_.paint(s, "2");
+        }
+        return s;
+    }
+
+    void block(const std::vector<std::optional<std::size_t>>& cols, bool with_sums) {
+        const bool unicode = w_.style().unicode;
+        const std::string bar = unicode ? "│" : "|";
+        const std::string dash = unicode ? "─" : "-";
+        const std::string cross = unicode ? "┼" : "+";
+        const std::string h_ellipsis = unicode ? "…" : "...";
+        const std::string v_ellipsis = unicode ? "⋮" : ":";
+        const bool sums = is_attention() && with_sums;
+
+        std::string header = "  " + std::string(label_w_, ' ') + " " + bar;
+        for (const auto& c : cols) {
+            header +=
+                "  " + pad_left(c ? truncate(step_.col_labels[*c], cell_w_, unicode) : h_ellipsis,
+                                cell_w_);
+        }
+        if (sums) {
+            header += " " + bar + "  " + pad_left(unicode ? "Σ" : "sum", cell_w_);
+        }
+        w_.line(header);
+        const std::size_t body = cols.size() * (cell_w_ + 2) + 1;
+        std::string rule = "  " + repeat(dash, label_w_ + 1) + cross + repeat(dash, body);
+        if (sums) {
+            rule += cross + repeat(dash, cell_w_ + 2);
+        }
+        w_.line(rule);
+        for (const auto& r : rows_) {
+            std::string line;
+            if (!r) {
+                line = "  " + pad_right(v_ellipsis, label_w_) + " " + bar;
+                for (const auto& c : cols) {
+                    line += "  " + pad_left(c ? v_ellipsis : "", cell_w_);
+                }
+                if (sums) {
+                    line += " " + bar + "  " + pad_left(v_ellipsis, cell_w_);
+                }
+            } else {
+                line = "  " + pad_right(row_label(*r), label_w_) + " " + bar;
+                for (const auto& c : cols) {
+                    line += "  " + (c ? painted_cell(*r, *c) : pad_left(h_ellipsis, cell_w_));
+                }
+                if (sums) {
+                    line +=
+                        " " + bar + "  " +
+                        pad_left(format_number(sums_[*r], w_.style().precision, unicode), cell_w_);
+                }
+            }
+            // trailing spaces would only make copied output harder to diff
+            while (!line.empty() && line.back() == ' ') {
+                line.pop_back();
+            }
+            w_.line(line);
+        }
+    }
+
+    Writer& w_;
+    const Step& step_;
+    const std::vector<double>& sums_;
+    std::vector<std::optional<std::size_t>> rows_;
+    std::size_t cell_w_ = 1;
+    std::size_t label_w_ = 1;
+    bool elided_ = false;
+};
+
+void print_tokens(Writer& w, const Step& step) {
+    const auto& tokens = step.row_labels;
+    const auto shown =
+        tokens.size() > 100 ? pick(tokens.size(), 50, 10) : pick(tokens.size(), tokens.size(), 0);
+    std::vector<std::string> items;
+    for (const auto& i : shown) {
+        items.push_back(i ? fmt::format("[{}] {}", *i, tokens[*i])
+                          : std::string(w.style().unicode ? "…" : "..."));
+    }
+    const std::size_t width = std::max<std::size_t>(w.style().width, 20);
+    std::string current = "  ";
+    std::size_t current_w = 2;
+    for (const auto& item : items) {
+        const auto iw = utf8::display_width(item);
+        if (current_w > 2 && current_w + 3 + iw > width) {
+            w.line(current);
+            current = "  ";
+            current_w = 2;
+        }
+        if (current_w > 2) {
+            current += "   ";
+            current_w += 3;
+        }
+        current += item;
+        current_w += iw;
+    }
+    w.line(current);
+    if (tokens.size() > 100) {
+        w.paragraph(
+            fmt::format("(tokens 50 to {} of {} not shown)", tokens.size() - 11, tokens.size()),
+            "  ", "2");
+    }
+}
+
+void print_heading(Writer& w, const Step& step) {
+    const bool unicode = w.style().unicode;
+    std::string title = step.kind == StepKind::tokens
+                            ? fmt::format("{} · {}", step.number, step.title)
+                            : fmt::format("{} · {} {}", step.number, step.title, step.symbol);
+    title = w.text(title);
+    const std::string lead = unicode ? "━━ " : "== ";
+    const std::size_t used = 3 + utf8::display_width(title) + 1;
+    const std::size_t fill = w.style().width > used ? w.style().width - used : 2;
+    w.line(w.paint(lead + title + " " + repeat(unicode ? "━" : "=", fill), "1"));
+}
+
+}  // namespace
+
+std::string render_text(const Trace& trace, const TextStyle& style) {
+    Writer w(style);
+    w.line(w.paint(w.text("attn explain · self-attention, step by step"), "1"));
+    for (const auto& line : narrative::summary(trace)) {
+        // "sizes     d_model = ...": the key, then the value wrapped under itself
+        constexpr std::size_t value_column = 10;
+        const auto space = line.find(' ');
+        const auto value_at =
+            space == std::string::npos ? space : line.find_first_not_of(' ', space);
+        if (value_at == std::string::npos || value_at > value_column) {
+            w.paragraph(line);
+            continue;
+        }
+        w.paragraph(line.substr(value_at), pad_right(line.substr(0, space), value_column), {},
+                    std::string(value_column, ' '));
+    }
+
+    const std::vector<double> sums = row_sums(trace.attention);
+    for (const auto& step : teaching_steps(trace)) {
+        if (!style.steps.empty() &&
+            std::find(style.steps.begin(), style.steps.end(), step.id) == style.steps.end()) {
+            continue;
+        }
+        w.line();
+        print_heading(w, step);
+        w.line(w.paint(w.text(fmt::format("{}    {}", step.formula, shapes_line(step))), "36"));
+        const auto notes = narrative::notes(trace, step, style.precision);
+        if (style.explanations) {
+            w.paragraph(step.explanation);
+            for (const auto& note : notes.before) {
+                w.paragraph(note);
+            }
+        }
+        w.line();
+        if (step.kind == StepKind::tokens) {
+            print_tokens(w, step);
+        } else {
+            MatrixPrinter(w, step, sums).print();
+        }
+        if (style.explanations && !notes.after.empty()) {
+            w.line();
+            for (const auto& note : notes.after) {
+                w.paragraph(note);
+            }
+        }
+    }
+    const auto warnings = narrative::warnings(trace);
+    if (!warnings.empty()) {
+        w.line();
+        for (const auto& warning : warnings) {
+            w.paragraph("warning: " + warning);
+        }
+    }
+    return w.take();
+}
+
+}  // namespace attn

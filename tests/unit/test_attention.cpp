@@ -1,0 +1,242 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "attn/attention.hpp"
+#include "attn/error.hpp"
+#include "attn/ops.hpp"
+
+using attn::Matrix;
+
+namespace {
+
+attn::Config integer_config(attn::MaskKind mask = attn::MaskKind::none) {
+    attn::Config c;
+    c.d_model = 4;
+    c.d_k = 3;
+    c.d_v = 3;
+    c.mask = mask;
+    return c;
+}
+
+// The 3×4 integer example of the tutorials, every intermediate checkable by hand.
+attn::Input integer_input() {
+    attn::Input in;
+    in.sentence = "x1 x2 x3";
+    in.tokens = {"x1", "x2", "x3"};
+    in.x = Matrix{{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}};
+    in.weights.w_q = Matrix{{1, 0, 1}, {1, 0, 0}, {0, 0, 1}, {0, 1, 1}};
+    in.weights.w_k = Matrix{{0, 0, 1}, {1, 1, 0}, {0, 1, 0}, {1, 1, 0}};
+    in.weights.w_v = Matrix{{0, 2, 0}, {0, 3, 0}, {1, 0, 3}, {1, 1, 0}};
+    return in;
+}
+
+Matrix to_matrix(const nlohmann::json& rows) {
+    Matrix m(rows.size(), rows.at(0).size());
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            const auto& v = rows[r][c];
+            m(r, c) = v.is_string() ? -std::numeric_limits<double>::infinity() : v.get<double>();
+        }
+    }
+    return m;
+}
+
+void check_close(const Matrix& actual, const Matrix& expected, double tol) {
+    REQUIRE(actual.rows() == expected.rows());
+    REQUIRE(actual.cols() == expected.cols());
+    for (std::size_t r = 0; r < actual.rows(); ++r) {
+        for (std::size_t c = 0; c < actual.cols(); ++c) {
+            INFO("cell (" << r << ", " << c << ")");
+            if (std::isinf(expected(r, c))) {
+                CHECK(actual(r, c) == expected(r, c));
+            } else {
+                CHECK(std::abs(actual(r, c) - expected(r, c)) <=
+                      tol * std::max(1.0, std::abs(expected(r, c))));
+            }
+        }
+    }
+}
+
+nlohmann::json read_json(const std::string& path) {
+    std::ifstream in(path);
+    REQUIRE(in.good());
+    return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("the 3×4 integer example, by hand", "[attention]") {
+    const auto t = attn::explain(integer_input(), integer_config());
+    CHECK(t.q == Matrix{{1, 0, 2}, {2, 2, 2}, {2, 1, 3}});
+    CHECK(t.k == Matrix{{0, 1, 1}, {4, 4, 0}, {2, 3, 1}});
+    CHECK(t.v == Matrix{{1, 2, 3}, {2, 8, 0}, {2, 6, 3}});
+    CHECK(t.scores == Matrix{{2, 4, 4}, {4, 16, 12}, {4, 12, 10}});
+    CHECK(t.sqrt_d_k == Approx(std::sqrt(3.0)));
+    CHECK(t.scaled_scores(0, 1) == Approx(4.0 / std::sqrt(3.0)));
+    // the first row of the scaled softmax, as the tutorials give it
+    CHECK(t.attention(0, 0) == Approx(0.136126).margin(5e-7));
+    CHECK(t.attention(0, 1) == Approx(0.431937).margin(5e-7));
+    CHECK(t.attention(0, 2) == Approx(0.431937).margin(5e-7));
+    // output row 0 = 0.136·[1,2,3] + 0.432·[2,8,0] + 0.432·[2,6,3]
+    CHECK(t.output(0, 0) == Approx(0.136126 * 1 + 0.431937 * 2 + 0.431937 * 2).margin(1e-5));
+    CHECK_FALSE(t.mask.has_value());
+    CHECK(t.masked_scores.empty());
+    CHECK(t.variance_scaled == Approx(t.variance_scores / 3.0));
+}
+
+TEST_CASE("every intermediate matches numpy's to 1e-12", "[attention][reference]") {
+    const auto inputs = read_json(ATTN_SOURCE_DIR "/tests/reference/inputs.json");
+    const auto expected = read_json(ATTN_SOURCE_DIR "/tests/reference/expected.json");
+    REQUIRE(inputs.size() == 4);
+    for (const auto& [name, in_json] : inputs.items()) {
+        SECTION(name) {
+            attn::Input in;
+            in.tokens = in_json.at("tokens").get<std::vector<std::string>>();
+            in.x = to_matrix(in_json.at("X"));
+            in.weights = {to_matrix(in_json.at("W_Q")), to_matrix(in_json.at("W_K")),
+                          to_matrix(in_json.at("W_V"))};
+            attn::Config c;
+            c.d_model = in.x.cols();
+            c.d_k = in.weights.w_q.cols();
+            c.d_v = in.weights.w_v.cols();
+            c.mask = in_json.at("mask") == "causal" ? attn::MaskKind::causal : attn::MaskKind::none;
+            const auto t = attn::explain(in, c);
+            const auto& e = expected.at(name);
+            constexpr double tol = 1e-12;
+            check_close(t.q, to_matrix(e.at("Q")), tol);
+            check_close(t.k, to_matrix(e.at("K")), tol);
+            check_close(t.v, to_matrix(e.at("V")), tol);
+            check_close(t.scores, to_matrix(e.at("scores")), tol);
+            check_close(t.scaled_scores, to_matrix(e.at("scaled_scores")), tol);
+            if (c.mask == attn::MaskKind::causal) {
+                check_close(t.masked_scores, to_matrix(e.at("masked_scores")), tol);
+            }
+            check_close(t.attention, to_matrix(e.at("weights")), tol);
+            check_close(t.output, to_matrix(e.at("output")), tol);
+            CHECK(t.variance_scores ==
+                  Approx(e.at("variance_before").get<double>()).epsilon(1e-12));
+            CHECK(t.variance_scaled == Approx(e.at("variance_after").get<double>()).epsilon(1e-12));
+        }
+    }
+}
+
+TEST_CASE("the seeded pipeline is reproducible and shaped right", "[attention]") {
+    attn::Config c;
+    c.d_model = 6;
+    c.d_k = 4;
+    c.d_v = 2;
+    const auto in = attn::seeded_input("The cat sat on the mat.", c);
+    CHECK(in.tokens.size() == 7);
+    const auto t = attn::explain(in, c);
+    const auto again = attn::explain(attn::seeded_input("The cat sat on the mat.", c), c);
+    CHECK(t.output == again.output);
+    CHECK(t.x.rows() == 7);
+    CHECK(t.x.cols() == 6);
+    CHECK(t.q.cols() == 4);
+    CHECK(t.v.cols() == 2);
+    CHECK(t.scores.rows() == 7);
+    CHECK(t.scores.cols() == 7);
+    CHECK(t.output.rows() == 7);
+    CHECK(t.output.cols() == 2);
+    for (double sum : attn::row_sums(t.attention)) {
+        CHECK(sum == Approx(1.0).epsilon(1e-14));
+    }
+    // "The" and "the" differ without --lowercase
+    CHECK(t.identical_embeddings.empty());
+}
+
+TEST_CASE("repeated tokens: identical rows and outputs, until a mask separates them",
+          "[attention]") {
+    attn::Config c;
+    c.tokenizer.lowercase = true;
+    const auto t = attn::explain(attn::seeded_input("The cat sat on the mat", c), c);
+    const std::vector<std::vector<std::size_t>> the{{0, 4}};
+    CHECK(t.identical_embeddings == the);
+    CHECK(t.identical_outputs == the);
+    CHECK(std::ranges::equal(t.output.row(0), t.output.row(4)));
+
+    c.mask = attn::MaskKind::causal;
+    const auto causal = attn::explain(attn::seeded_input("The cat sat on the mat", c), c);
+    CHECK(causal.identical_embeddings == the);
+    CHECK(causal.identical_outputs.empty());
+    for (std::size_t i = 0; i < 6; ++i) {
+        for (std::size_t j = i + 1; j < 6; ++j) {
+            CHECK(causal.attention(i, j) == 0.0);
+        }
+    }
+    // the first token can only attend to itself
+    CHECK(causal.attention(0, 0) == 1.0);
+}
+
+TEST_CASE("inputs whose shapes do not fit are errors naming both sides", "[attention]") {
+    auto in = integer_input();
+    in.weights.w_k = Matrix(3, 3);
+    try {
+        (void)attn::explain(in, integer_config());
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.exit_code() == 2);
+        CHECK_THAT(e.what(),
+                   Catch::Contains("W_K is 3×3") && Catch::Contains("d_model × d_k = 4×3"));
+    }
+    in = integer_input();
+    in.tokens.pop_back();
+    CHECK_THROWS_AS(attn::explain(in, integer_config()), attn::Error);
+}
+
+TEST_CASE("sizes out of range are usage errors", "[attention]") {
+    attn::Config c;
+    c.d_k = 0;
+    try {
+        attn::validate(c);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.kind() == attn::ErrorKind::usage);
+        CHECK(std::string(e.what()) ==
+              "--d-k is 0, expected a whole number from 1 to 4096 (the width of each query and "
+              "key vector)");
+    }
+    c.d_k = 3;
+    c.d_model = 5000;
+    CHECK_THROWS_AS(attn::validate(c), attn::Error);
+}
+
+TEST_CASE("teaching steps: ids, numbers and labels in order", "[attention][steps]") {
+    const auto t = attn::explain(integer_input(), integer_config());
+    const auto steps = attn::teaching_steps(t);
+    std::vector<std::string> ids;
+    std::vector<std::string> numbers;
+    for (const auto& s : steps) {
+        ids.emplace_back(s.id);
+        numbers.push_back(s.number);
+    }
+    CHECK(ids == std::vector<std::string>{"tokens", "embeddings", "W_Q", "W_K", "W_V", "Q", "K",
+                                          "V", "scores", "scaled_scores", "weights", "output"});
+    CHECK(numbers == std::vector<std::string>{"1", "2", "3a", "3b", "3c", "4a", "4b", "4c", "5",
+                                              "6", "7", "8"});
+    const auto& scores = steps[8];
+    CHECK(scores.formula == "S = Q · Kᵀ");
+    CHECK(scores.operands == std::vector<attn::Shape>{{3, 3}, {3, 3}});
+    CHECK(scores.shape == attn::Shape{3, 3});
+    CHECK(scores.matrix == &t.scores);
+    CHECK(scores.row_labels.size() == 3);
+    CHECK(scores.row_labels[2] == "x3");
+    CHECK(steps[5].operands == std::vector<attn::Shape>{{3, 4}, {4, 3}});
+    CHECK(steps[2].row_labels[0] == "d0");
+    CHECK(steps[2].col_labels[2] == "q2");
+
+    const auto causal = attn::explain(integer_input(), integer_config(attn::MaskKind::causal));
+    const auto masked_steps = attn::teaching_steps(causal);
+    REQUIRE(masked_steps.size() == 14);
+    CHECK(masked_steps[10].id == "mask");
+    CHECK(masked_steps[10].number == "7a");
+    CHECK(masked_steps[10].kind == attn::StepKind::mask);
+    CHECK(masked_steps[11].id == "masked_scores");
+    CHECK(masked_steps[12].id == "weights");
+    CHECK(masked_steps[12].number == "8");
+    CHECK(masked_steps[13].number == "9");
+    CHECK(attn::all_step_ids().size() == 14);
+}

@@ -1,0 +1,172 @@
+#include <catch2/catch.hpp>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "attn/attention.hpp"
+#include "attn/error.hpp"
+#include "cli.hpp"
+
+namespace {
+
+struct Run {
+    int code;
+    std::string out;
+    std::string err;
+};
+
+Run run(std::vector<std::string> args, bool terminal = false,
+        std::map<std::string, std::string> env = {}) {
+    std::ostringstream out;
+    std::ostringstream err;
+    attn::cli::Io io{out, err};
+    io.stdout_is_terminal = terminal;
+    io.getenv = [env](const std::string& name) -> std::optional<std::string> {
+        const auto it = env.find(name);
+        return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    const int code = attn::cli::run(args, io);
+    return {code, out.str(), err.str()};
+}
+
+attn::cli::Io io_with(bool terminal, std::map<std::string, std::string> env, std::ostream& out) {
+    attn::cli::Io io{out, out};
+    io.stdout_is_terminal = terminal;
+    io.getenv = [env](const std::string& name) -> std::optional<std::string> {
+        const auto it = env.find(name);
+        return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    };
+    return io;
+}
+
+}  // namespace
+
+TEST_CASE("cli: the sentence as one argument or several words", "[cli]") {
+    const auto one = run({"explain", "This is book", "--color", "never"});
+    const auto many = run({"explain", "This", "is", "book", "--color", "never"});
+    CHECK(one.code == 0);
+    CHECK(one.err.empty());
+    CHECK(one.out == many.out);
+    CHECK_THAT(one.out, Catch::Contains("[0] This   [1] is   [2] book"));
+}
+
+TEST_CASE("cli: options reach the walk-through", "[cli]") {
+    const auto r = run({"explain", "The cat sat on the mat", "--lowercase", "--mask", "causal",
+                        "--seed", "7", "--d-model", "6", "--d-k", "2", "--d-v", "4", "--precision",
+                        "2", "--ascii", "--width", "100"});
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("d_model = 6, d_k = 2, d_v = 4; mask: causal"));
+    CHECK_THAT(r.out, Catch::Contains("--seed 7"));
+    CHECK_THAT(r.out, Catch::Contains("7a * Causal mask M"));
+    CHECK_THAT(r.out, Catch::Contains("-inf"));
+    CHECK_THAT(r.out, Catch::Contains("A repeated token, 'the' (tokens 0 and 4)"));
+    CHECK_THAT(r.out, Catch::Contains(" 1.00"));
+    CHECK(r.out.find("1.0000") == std::string::npos);
+}
+
+TEST_CASE("cli: --json - writes the dump to stdout instead of the text", "[cli]") {
+    const auto r = run({"explain", "This is book", "--json", "-"});
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j.at("tokens").size() == 3);
+    CHECK(r.out.find("Step") == std::string::npos);
+}
+
+TEST_CASE("cli: --help, --version and no subcommand", "[cli]") {
+    const auto help = run({"explain", "--help"});
+    CHECK(help.code == 0);
+    CHECK_THAT(help.out, Catch::Contains("--d-model") && Catch::Contains("Examples:") &&
+                             Catch::Contains("attn explain \"This is book\"") &&
+                             Catch::Contains("--mask"));
+    const auto top = run({"--help"});
+    CHECK(top.code == 0);
+    CHECK_THAT(top.out, Catch::Contains("explain"));
+    const auto version = run({"--version"});
+    CHECK(version.code == 0);
+    CHECK_THAT(version.out,
+               Catch::StartsWith("attn 0.") && Catch::Contains("CLI11") && Catch::Contains("fmt"));
+    CHECK(run({}).code == 2);
+}
+
+TEST_CASE("cli: every documented usage error exits 2 with a clear message", "[cli]") {
+    struct Case {
+        std::vector<std::string> args;
+        std::string message;
+    };
+    const std::vector<Case> cases{
+        {{"explain", "a b", "--d-model", "0"},
+         "attn: error: --d-model is 0, expected a whole number from 1 to 4096"},
+        {{"explain", "a b", "--d-k", "-3"}, "attn: error: --d-k is -3, expected"},
+        {{"explain", "a b", "--d-v", "5000"}, "attn: error: --d-v is 5000, expected"},
+        {{"explain", "a b", "--d-model", "five"},
+         "attn: error: --d-model is 'five', expected a whole number"},
+        {{"explain", "a b", "--seed", "-1"},
+         "attn: error: --seed is '-1', expected a whole number from 0 to 18446744073709551615"},
+        {{"explain", "a b", "--seed", "99999999999999999999"}, "attn: error: --seed is '9999"},
+        {{"explain", "a b", "--seed", "12abc"}, "attn: error: --seed is '12abc'"},
+        {{"explain", "a b", "--mask", "future"},
+         "attn: error: --mask is 'future', expected one of: none, causal"},
+        {{"explain", "a b", "--color", "sometimes"},
+         "attn: error: --color is 'sometimes', expected one of: auto, always, never"},
+        {{"explain", "a b", "--precision", "40"}, "attn: error: --precision is 40, expected"},
+        {{"explain", "a b", "--width", "10"}, "attn: error: --width is 10, expected"},
+        {{"explain", "a b", "--steps", "nope"},
+         "attn: error: --steps: 'nope' is not a step of this run"},
+        {{"explain", "a b", "--steps", "mask"}, "(it needs --mask causal)"},
+        {{"explain", ""}, "attn: error: the sentence has no tokens"},
+        {{"explain", "   "}, "attn: error: the sentence has no tokens"},
+        {{"explain"}, "attn: error: the sentence is empty or missing"},
+        {{"explain", "a", "--frobnicate"}, "attn: error: The following argument"},
+        {{"explain", "bad \xFF byte"}, "attn: error: the sentence is not valid UTF-8"},
+    };
+    for (const auto& c : cases) {
+        INFO("args: " << c.args.size() << " last: " << c.args.back());
+        const auto r = run(c.args);
+        CHECK(r.code == 2);
+        CHECK(r.out.empty());
+        CHECK_THAT(r.err, Catch::Contains(c.message));
+    }
+}
+
+TEST_CASE("cli: colour decision rules", "[cli][color]") {
+    std::ostringstream sink;
+    using Env = std::map<std::string, std::string>;
+    const auto decide = [&](const std::string& flag, bool terminal, const Env& env) {
+        auto io = io_with(terminal, env, sink);
+        return attn::cli::use_color(flag, io);
+    };
+    CHECK(decide("auto", true, {}));
+    CHECK_FALSE(decide("auto", false, {}));
+    CHECK_FALSE(decide("auto", true, {{"NO_COLOR", "1"}}));
+    CHECK(decide("auto", true, {{"NO_COLOR", ""}}));  // empty NO_COLOR does not count
+    CHECK_FALSE(decide("auto", true, {{"TERM", "dumb"}}));
+    CHECK(decide("auto", false, {{"FORCE_COLOR", "1"}}));
+    CHECK_FALSE(decide("auto", false, {{"FORCE_COLOR", "0"}}));
+    CHECK_FALSE(decide("auto", true, {{"NO_COLOR", "1"}, {"FORCE_COLOR", "1"}}));
+    CHECK(decide("always", false, {{"NO_COLOR", "1"}}));
+    CHECK_FALSE(decide("never", true, {{"FORCE_COLOR", "1"}}));
+}
+
+TEST_CASE("cli: text width from the flag, the terminal, COLUMNS or 80", "[cli]") {
+    std::ostringstream sink;
+    auto io = io_with(false, {{"COLUMNS", "120"}}, sink);
+    CHECK(attn::cli::text_width(90, io) == 90);
+    CHECK(attn::cli::text_width(0, io) == 120);
+    io.terminal_columns = 100;
+    CHECK(attn::cli::text_width(0, io) == 100);
+    auto plain = io_with(false, {{"COLUMNS", "junk"}}, sink);
+    CHECK(attn::cli::text_width(0, plain) == 80);
+}
+
+TEST_CASE("cli: --steps takes ids in any case, numbers and group numbers", "[cli]") {
+    attn::Config c;
+    c.mask = attn::MaskKind::causal;
+    const auto t = attn::explain(attn::seeded_input("a b", c), c);
+    const auto steps = attn::teaching_steps(t);
+    using V = std::vector<std::string>;
+    CHECK(attn::cli::select_steps("weights,scores", steps) == V{"scores", "weights"});
+    CHECK(attn::cli::select_steps("3", steps) == V{"W_Q", "W_K", "W_V"});
+    CHECK(attn::cli::select_steps(" 7b , q ", steps) == V{"Q", "masked_scores"});
+    CHECK(attn::cli::select_steps("MASK,9", steps) == V{"mask", "output"});
+    CHECK_THROWS_AS(attn::cli::select_steps(",", steps), attn::Error);
+}

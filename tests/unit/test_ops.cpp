@@ -1,0 +1,93 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+
+#include "attn/error.hpp"
+#include "attn/ops.hpp"
+
+using attn::Matrix;
+
+TEST_CASE("matmul by hand", "[ops]") {
+    const Matrix a{{1, 2, 3}, {4, 5, 6}};
+    const Matrix b{{7, 8}, {9, 10}, {11, 12}};
+    // [1·7+2·9+3·11, 1·8+2·10+3·12] = [58, 64]; [4·7+5·9+6·11, ...] = [139, 154]
+    CHECK(attn::matmul(a, b) == Matrix{{58, 64}, {139, 154}});
+    CHECK(attn::transpose(a) == Matrix{{1, 4}, {2, 5}, {3, 6}});
+    CHECK(attn::matmul_transposed(a, a) == attn::matmul(a, attn::transpose(a)));
+    CHECK(attn::scaled(a, 0.5) == Matrix{{0.5, 1, 1.5}, {2, 2.5, 3}});
+}
+
+TEST_CASE("matmul with shapes that do not fit is an error naming both", "[ops]") {
+    const Matrix a(2, 3);
+    const Matrix b(2, 3);
+    try {
+        (void)attn::matmul(a, b);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("2×3") && Catch::Contains("expected"));
+    }
+    CHECK_THROWS_AS(attn::matmul_transposed(Matrix(2, 3), Matrix(2, 4)), attn::Error);
+}
+
+TEST_CASE("softmax rows sum to 1 and match the hand-computed values", "[ops]") {
+    const Matrix s{{0, 0}, {0, std::log(3.0)}, {1, 2}};
+    const auto r = attn::softmax_rows(s);
+    CHECK(r.weights(0, 0) == Approx(0.5));
+    CHECK(r.weights(1, 0) == Approx(0.25));
+    CHECK(r.weights(1, 1) == Approx(0.75));
+    // e/(e+e²) = 1/(1+e)
+    CHECK(r.weights(2, 0) == Approx(1.0 / (1.0 + std::exp(1.0))));
+    for (double sum : attn::row_sums(r.weights)) {
+        CHECK(sum == Approx(1.0).epsilon(1e-15));
+    }
+    CHECK(r.empty_rows.empty());
+}
+
+TEST_CASE("softmax of huge scores does not overflow", "[ops]") {
+    const Matrix s{{1000, 999, 0}, {-1000, -1001, -2000}};
+    const auto r = attn::softmax_rows(s);
+    for (double w : r.weights.data()) {
+        CHECK(std::isfinite(w));
+    }
+    // 1 / (1 + e^-1) and e^-1 / (1 + e^-1); shifting every score keeps the weights
+    CHECK(r.weights(0, 0) == Approx(1.0 / (1.0 + std::exp(-1.0))));
+    CHECK(r.weights(1, 0) == Approx(r.weights(0, 0)));
+    CHECK(r.weights(0, 2) == 0.0);
+}
+
+TEST_CASE("causal mask: zero weight above the diagonal, -inf in the scores", "[ops]") {
+    const auto mask = attn::causal_mask(4);
+    const Matrix s(4, 4, 1.0);
+    const auto masked = attn::apply_mask(s, mask);
+    const auto r = attn::softmax_rows(masked);
+    for (std::size_t i = 0; i < 4; ++i) {
+        for (std::size_t j = 0; j < 4; ++j) {
+            CHECK(mask.allowed(i, j) == (j <= i));
+            if (j > i) {
+                CHECK(masked(i, j) == -std::numeric_limits<double>::infinity());
+                CHECK(r.weights(i, j) == 0.0);
+            } else {
+                // equal scores: equal weights over the i + 1 visible keys
+                CHECK(r.weights(i, j) == Approx(1.0 / static_cast<double>(i + 1)));
+            }
+        }
+    }
+}
+
+TEST_CASE("a row with every key masked gets zero weights and is reported", "[ops]") {
+    attn::Mask mask(2, 2, true);
+    mask.set(1, 0, false);
+    mask.set(1, 1, false);
+    const auto r = attn::softmax_rows(attn::apply_mask(Matrix{{1, 2}, {3, 4}}, mask));
+    CHECK(r.empty_rows == std::vector<std::size_t>{1});
+    CHECK(r.weights(1, 0) == 0.0);
+    CHECK(r.weights(1, 1) == 0.0);
+    CHECK(r.weights(0, 0) + r.weights(0, 1) == Approx(1.0));
+}
+
+TEST_CASE("variance of all finite entries", "[ops]") {
+    CHECK(attn::variance(Matrix{{1, 2}, {3, 4}}) == Approx(1.25));
+    CHECK(attn::variance(Matrix{{5}}) == 0.0);
+    CHECK(attn::variance(Matrix{{1, -std::numeric_limits<double>::infinity()}, {3, 5}}) ==
+          Approx(8.0 / 3.0));
+}

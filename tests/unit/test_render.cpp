@@ -1,0 +1,203 @@
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "attn/attention.hpp"
+#include "attn/render.hpp"
+#include "attn/utf8.hpp"
+
+namespace {
+
+attn::Trace seeded(const std::string& sentence, attn::Config c = {}) {
+    return attn::explain(attn::seeded_input(sentence, c), c);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        lines.push_back(line);
+    }
+    return lines;
+}
+
+}  // namespace
+
+TEST_CASE("numbers print with fixed precision, no negative zero, −∞ for masked", "[render]") {
+    CHECK(attn::format_number(0.12345, 4, true) == "0.1235");
+    CHECK(attn::format_number(-1.5, 2, true) == "-1.50");
+    CHECK(attn::format_number(-0.00004, 4, true) == "0.0000");
+    CHECK(attn::format_number(-0.0, 2, true) == "0.00");
+    CHECK(attn::format_number(2.0, 0, true) == "2");
+    const double inf = std::numeric_limits<double>::infinity();
+    CHECK(attn::format_number(-inf, 4, true) == "−∞");
+    CHECK(attn::format_number(-inf, 4, false) == "-inf");
+    CHECK(attn::format_number(std::nan(""), 4, false) == "nan");
+}
+
+TEST_CASE("ASCII spelling of our glyphs", "[render]") {
+    CHECK(attn::to_ascii("S = Q · Kᵀ") == "S = Q * K^T");
+    CHECK(attn::to_ascii("S′ = S / √d_k") == "S' = S / sqrt(d_k)");
+    CHECK(attn::to_ascii("√d_k = 1.7321.") == "sqrt(d_k) = 1.7321.");
+    CHECK(attn::to_ascii("(3×5)·(5×3) → (3×3)") == "(3x5)*(5x3) -> (3x3)");
+    CHECK(attn::to_ascii("−∞ and e^(s − max)") == "-inf and e^(s - max)");
+    CHECK(attn::to_ascii("plain") == "plain");
+}
+
+TEST_CASE("text: every step in order with formula, shapes and labels", "[render][text]") {
+    attn::TextStyle style;
+    style.color = false;
+    const auto text = attn::render_text(seeded("This is book"), style);
+    const std::vector<std::string> headings{
+        "1 · Tokens",           "2 · Embeddings X",        "3a · Query weights W_Q",
+        "3b · Key weights W_K", "3c · Value weights W_V",  "4a · Queries Q",
+        "4b · Keys K",          "4c · Values V",           "5 · Scores S",
+        "6 · Scaled scores S′", "7 · Attention weights A", "8 · Output Z"};
+    std::size_t pos = 0;
+    for (const auto& h : headings) {
+        INFO(h);
+        const auto at = text.find("━━ " + h + " ━", pos);
+        REQUIRE(at != std::string::npos);
+        pos = at;
+    }
+    CHECK_THAT(text, Catch::Contains("Q = X · W_Q    (3×5)·(5×3) → (3×3)"));
+    CHECK_THAT(text, Catch::Contains("S = Q · Kᵀ    (3×3)·(3×3) → (3×3)"));
+    CHECK_THAT(text, Catch::Contains("[0] This   [1] is   [2] book"));
+    CHECK_THAT(text, Catch::Contains("--seed 42"));
+    CHECK_THAT(text, Catch::Contains("√d_k = 1.7321"));
+    CHECK_THAT(text, Catch::Contains("The new vector for 'book' is"));
+    CHECK(text.find("Causal mask") == std::string::npos);
+    CHECK(text.find("\x1b[") == std::string::npos);
+    for (const auto& line : lines_of(text)) {
+        INFO(line);
+        CHECK(attn::utf8::display_width(line) <= 80);
+    }
+}
+
+TEST_CASE("text: ASCII mode writes only ASCII", "[render][text]") {
+    attn::TextStyle style;
+    style.unicode = false;
+    attn::Config c;
+    c.mask = attn::MaskKind::causal;
+    const auto text = attn::render_text(seeded("This is book", c), style);
+    for (char ch : text) {
+        REQUIRE(static_cast<unsigned char>(ch) < 0x80);
+    }
+    CHECK_THAT(text, Catch::Contains("-inf"));
+    CHECK_THAT(text, Catch::Contains("S = Q * K^T"));
+    CHECK_THAT(text, Catch::Contains("|     sum"));
+}
+
+TEST_CASE("text: colour paints the attention heatmap", "[render][text]") {
+    attn::TextStyle style;
+    style.color = true;
+    const auto text = attn::render_text(seeded("This is book"), style);
+    CHECK_THAT(text, Catch::Contains("\x1b[48;5;"));
+    CHECK_THAT(text, Catch::Contains("\x1b[0m"));
+}
+
+TEST_CASE("text: --steps and --quiet-text", "[render][text]") {
+    attn::TextStyle style;
+    style.steps = {"scores", "weights"};
+    style.explanations = false;
+    const auto text = attn::render_text(seeded("This is book"), style);
+    CHECK_THAT(text, Catch::Contains("5 · Scores S"));
+    CHECK_THAT(text, Catch::Contains("7 · Attention weights A"));
+    CHECK(text.find("Embeddings") == std::string::npos);
+    CHECK(text.find("dot product") == std::string::npos);
+    CHECK(text.find("sums to 1") == std::string::npos);
+}
+
+TEST_CASE("text: large inputs are elided to fit and say so", "[render][text]") {
+    attn::Config c;
+    c.d_model = 64;
+    std::string sentence;
+    for (int i = 0; i < 40; ++i) {
+        sentence += "w" + std::to_string(i) + " ";
+    }
+    attn::TextStyle style;
+    style.width = 72;
+    const auto text = attn::render_text(seeded(sentence, c), style);
+    for (const auto& line : lines_of(text)) {
+        INFO(line);
+        CHECK(attn::utf8::display_width(line) <= 72);
+    }
+    CHECK_THAT(text, Catch::Contains("(rows 10 to 29 of 40 not shown)"));
+    CHECK_THAT(text, Catch::Contains("of 64 not shown)"));
+    CHECK_THAT(text, Catch::Contains("⋮"));
+    CHECK_THAT(text, Catch::Contains("The JSON dump (--json FILE) has every value."));
+}
+
+TEST_CASE("text: a few more columns than fit are split into blocks", "[render][text]") {
+    attn::Config c;
+    c.d_model = 12;
+    attn::TextStyle style;
+    style.width = 60;
+    const auto text = attn::render_text(seeded("This is book", c), style);
+    CHECK_THAT(text, Catch::Contains("12 columns, in blocks of"));
+    CHECK_THAT(text, Catch::Contains("columns 0–"));
+    CHECK(text.find("not shown") == std::string::npos);
+}
+
+TEST_CASE("json: a complete, exact and parseable dump", "[render][json]") {
+    attn::Config c;
+    c.mask = attn::MaskKind::causal;
+    c.tokenizer.lowercase = true;
+    const auto t = seeded("The cat \"sat\"", c);
+    const auto j = nlohmann::json::parse(attn::render_json(t));
+    CHECK(j.at("schema") == "attn.trace");
+    CHECK(j.at("schema_version") == 1);
+    CHECK(j.at("config").at("seed") == 42);
+    CHECK(j.at("config").at("mask") == "causal");
+    CHECK(j.at("config").at("tokenizer").at("lowercase") == true);
+    CHECK(j.at("tokens") == nlohmann::json::array({"the", "cat", "\"", "sat", "\""}));
+    CHECK(j.at("sources").at("embeddings").at("kind") == "seeded");
+    std::vector<std::string> ids;
+    for (const auto& s : j.at("steps")) {
+        ids.push_back(s.at("id"));
+    }
+    CHECK(ids == std::vector<std::string>{"tokens", "embeddings", "W_Q", "W_K", "W_V", "Q", "K",
+                                          "V", "scores", "scaled_scores", "mask", "masked_scores",
+                                          "weights", "output"});
+    const auto& steps = j.at("steps");
+    // full precision: every value reads back as the same double
+    const auto& q = steps[5];
+    CHECK(q.at("shape") == nlohmann::json::array({5, 3}));
+    for (std::size_t r = 0; r < 5; ++r) {
+        for (std::size_t col = 0; col < 3; ++col) {
+            CHECK(q.at("values")[r][col].get<double>() == t.q(r, col));
+        }
+    }
+    // the mask is booleans, masked cells the string "-inf", never null
+    const auto& mask = steps[10];
+    CHECK(mask.at("values")[0][1] == false);
+    CHECK(mask.at("values")[1][0] == true);
+    CHECK(mask.at("convention") == "true = may attend, false = blocked");
+    const auto& masked = steps[11];
+    CHECK(masked.at("values")[0][1] == "-inf");
+    CHECK(masked.at("values")[1][1].is_number());
+    const auto& weights = steps[12];
+    for (const auto& sum : weights.at("row_sums")) {
+        CHECK(sum.get<double>() == Approx(1.0));
+    }
+    CHECK(steps[9].at("sqrt_d_k").get<double>() == t.sqrt_d_k);
+    CHECK(j.at("warnings").empty());
+    CHECK(attn::render_json(t).find("null") == std::string::npos);
+}
+
+TEST_CASE("json: streamed in pieces that add up to the whole", "[render][json]") {
+    attn::Config c;
+    c.d_model = 256;
+    const auto t = seeded("a b c d e f g h i j k l m n o p q r s t u v w x y z", c);
+    std::size_t pieces = 0;
+    std::string joined;
+    attn::render_json(t, [&](std::string_view piece) {
+        ++pieces;
+        joined += piece;
+    });
+    CHECK(pieces > 1);
+    CHECK(joined == attn::render_json(t));
+    CHECK_NOTHROW(nlohmann::json::parse(joined));
+}
