@@ -104,6 +104,10 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                    "Seed for the random embeddings and weights (0 to 2^64 - 1); the same seed "
                    "gives the same numbers on every machine")
         ->type_name("N")
+        ->type_name("N")
+        ->type_name("N")
+        ->type_name("N")
+        ->type_name("N")
         ->capture_default_str();
     app.add_option("--d-model", o.d_model, "Width of each token's embedding (1 to 4096)")
         ->capture_default_str();

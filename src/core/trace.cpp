@@ -115,8 +115,8 @@ std::vector<Step> teaching_steps(const Trace& t) {
         m.formula = "M[i, j] = 1 if j ≤ i, else 0";
         m.explanation =
             "A token may look only at itself and the tokens before it, as in a model that "
-            "writes text one token at a time and cannot see the future. 1 = may attend, "
-            "0 = blocked.";
+            "writes text one token at a time and cannot see the future. 1\u00A0=\u00A0may "
+            "attend, 0\u00A0=\u00A0blocked.";
         m.shape = {t.mask->rows(), t.mask->cols()};
         m.kind = StepKind::mask;
         m.mask = &*t.mask;
@@ -127,8 +127,9 @@ std::vector<Step> teaching_steps(const Trace& t) {
         matrix_step("masked_scores", "7b", "Masked scores", "S′ₘ",
                     "S′ₘ = S′ where M = 1, −∞ where M = 0",
                     "Blocked cells become −∞, so that softmax gives them a weight of exactly 0 "
-                    "(e^−∞ = 0). A large negative number such as −1e9 would leave a tiny "
-                    "weight, and can overflow; −∞ is exact.",
+                    "(e^−∞\u00A0=\u00A00). A finite stand-in such as −1e4 or −1e9 works only while "
+                    "the real scores are far smaller than it (and −1e9 does not even fit in half "
+                    "precision); −∞ gives exactly 0 whatever the scores are.",
                     {shape_of(t.scaled_scores)}, t.masked_scores, tokens, tokens);
         ++next;
     }

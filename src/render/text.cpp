@@ -33,6 +33,13 @@ class Writer {
         return fmt::format("\x1b[{}m{}\x1b[0m", code, s);
     }
     void line(std::string_view s = {}) {
+        // a no-break space (U+00A0) keeps "1 = may attend" on one line; print it as a space
+        constexpr std::string_view nbsp = "\u00A0";
+        for (auto at = s.find(nbsp); at != std::string_view::npos; at = s.find(nbsp)) {
+            out_ += s.substr(0, at);
+            out_ += ' ';
+            s.remove_prefix(at + nbsp.size());
+        }
         out_ += s;
         out_ += '\n';
     }
