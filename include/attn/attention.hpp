@@ -13,6 +13,7 @@ namespace attn {
 
 /// What a walk-through starts from.
 struct Input {
+    std::string description;  ///< one line about the lesson, from a model file; may be empty
     std::string sentence;
     std::vector<std::string> tokens;  ///< T tokens
     Matrix x;                         ///< embeddings (T, d_model)

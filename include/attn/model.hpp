@@ -49,6 +49,8 @@ struct Weights {
 struct Source {
     enum class Kind { seeded, file } kind = Kind::seeded;
     std::string path;  ///< the file, when kind == file
+    /// Tokens that were not in the file and got seeded vectors (--unknown random).
+    std::vector<std::string> seeded_tokens;
 };
 
 /// Seeded embeddings X (T, d_model): row i is drawn from the stream ("embedding", token i),

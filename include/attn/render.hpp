@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/attention.hpp"
 #include "attn/trace.hpp"
 
 namespace attn {
@@ -33,6 +34,11 @@ void render_json(const Trace& trace, const Sink& sink);
 
 /// The JSON dump as one string (for tests and small traces).
 std::string render_json(const Trace& trace);
+
+/// A starter model file for `attn init`: JSON with // comments that explain each part, the
+/// input's numbers filled in (each distinct token once), ready to edit and to read back with
+/// --model. `command` is the command line that made it, quoted in the header comment.
+std::string render_model_file(const Input& input, const Config& config, std::string_view command);
 
 /// A number as the text walk-through prints it: fixed `precision` digits, no "-0.0000",
 /// and "−∞" / "-inf" for a masked cell.

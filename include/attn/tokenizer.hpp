@@ -29,6 +29,10 @@ struct TokenizerOptions {
 /// without any token.
 std::vector<std::string> tokenize(std::string_view sentence, const TokenizerOptions& options);
 
+/// `text` with ASCII, Latin-1, Greek and Cyrillic capitals folded to lowercase, as
+/// --lowercase and case-insensitive embedding lookup do. `text` must be valid UTF-8.
+std::string fold_case(std::string_view text);
+
 /// The name of a mode as used on the command line and in JSON ("words", "chars").
 std::string_view to_string(TokenMode mode) noexcept;
 

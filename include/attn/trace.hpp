@@ -18,6 +18,7 @@ namespace attn {
 /// Shapes use the legend of ops.hpp.
 struct Trace {
     Config config;
+    std::string description;  ///< one line about the lesson; may be empty
     std::string sentence;
     std::vector<std::string> tokens;  ///< T tokens
     Source embeddings_source;

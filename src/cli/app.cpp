@@ -40,6 +40,11 @@ int run(const std::vector<std::string>& args, Io& io) {
         "scores Q·Kᵀ, scaling by √d_k, masking, softmax and the output A·V");
     configure_explain(*explain, explain_options);
 
+    InitOptions init_options;
+    CLI::App* init = app.add_subcommand(
+        "init", "Write a starter model file (embeddings and weights) for a sentence, to edit");
+    configure_init(*init, init_options);
+
     // CLI11 wants argv; args come without the program name
     std::vector<const char*> argv{"attn"};
     for (const auto& a : args) {
@@ -71,7 +76,9 @@ int run(const std::vector<std::string>& args, Io& io) {
             io.out << app.help();
             return 0;
         }
-        const std::string where = explain->parsed() ? "attn explain" : "attn";
+        const std::string where = explain->parsed() ? "attn explain"
+                                  : init->parsed()  ? "attn init"
+                                                    : "attn";
         io.err << "attn: error: " << e.what() << "\n  hint: run '" << where
                << " --help' for the options\n";
         return 2;
@@ -84,6 +91,9 @@ int run(const std::vector<std::string>& args, Io& io) {
         }
         if (explain->parsed()) {
             return run_explain(explain_options, io);
+        }
+        if (init->parsed()) {
+            return run_init(init_options, io);
         }
         io.out << app.help();
         return 2;

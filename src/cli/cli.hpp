@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/model_file.hpp"
 #include "attn/render.hpp"
 #include "attn/trace.hpp"
 
@@ -32,13 +33,19 @@ struct Io {
 /// The options of `attn explain`, exactly as given on the command line.
 struct ExplainOptions {
     std::vector<std::string> words;  ///< the sentence, as one argument or several
-    std::string seed = "42";         ///< parsed by run_explain, to reject "-1" and overflow clearly
-    long long d_model = 5;
-    long long d_k = 3;
-    long long d_v = 3;
-    std::string mask = "none";
+    // Unset means: from the files given, else the default (a file's size cannot be overridden)
+    std::optional<std::string> seed;  ///< parsed by attn, to reject "-1" and overflow clearly
+    std::optional<long long> d_model;
+    std::optional<long long> d_k;
+    std::optional<long long> d_v;
+    std::optional<std::string> mask;
     bool lowercase = false;
     bool chars = false;
+    std::string embeddings;  ///< an embeddings file
+    std::string weights;     ///< a weights file
+    std::string model;       ///< a model file (embeddings and weights)
+    std::string from;        ///< a JSON dump to replay
+    std::string unknown = "error";
     int precision = 4;
     std::string steps;  ///< comma-separated step ids or numbers; empty: all
     bool quiet_text = false;
@@ -47,6 +54,24 @@ struct ExplainOptions {
     bool ascii = false;
     std::string json;  ///< a path, "-" for stdout, empty for none
 };
+
+/// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.
+struct InitOptions {
+    ExplainOptions input;    ///< only the sentence, seed, sizes, mask and tokenizer are used
+    std::string description;
+    std::string output = "-";  ///< a path, or "-" for stdout
+    bool force = false;        ///< replace an existing output file
+};
+
+/// Adds the options of `attn init` to `app`.
+void configure_init(CLI::App& app, InitOptions& options);
+
+/// Runs `attn init`: writes a starter model file. Returns the exit code.
+int run_init(const InitOptions& options, Io& io);
+
+/// The InputSpec of the sentence, seed, sizes, mask, tokenizer and files of `options`;
+/// throws attn::Error (usage) for a value out of range.
+InputSpec to_spec(const ExplainOptions& options);
 
 /// Adds the options of `attn explain` to `app`.
 void configure_explain(CLI::App& app, ExplainOptions& options);

@@ -10,6 +10,7 @@
 
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
+#include "attn/model_file.hpp"
 #include "attn/output_file.hpp"
 #include "attn/render.hpp"
 #include "cli.hpp"
@@ -31,12 +32,6 @@ std::string trim(const std::string& s) {
     return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
-std::size_t checked_size(const char* option, long long value, const char* meaning) {
-    if (value < 1 || value > static_cast<long long>(max_width)) {
-        throw errors::bad_size(option, value, 1, static_cast<long long>(max_width), meaning);
-    }
-    return static_cast<std::size_t>(value);
-}
 
 std::uint64_t parse_seed(const std::string& text) {
     std::uint64_t seed = 0;
@@ -50,22 +45,60 @@ std::uint64_t parse_seed(const std::string& text) {
     return seed;
 }
 
-Config to_config(const ExplainOptions& o) {
-    Config c;
-    c.seed = parse_seed(o.seed);
-    c.d_model = checked_size("--d-model", o.d_model, "the width of each token's embedding");
-    c.d_k = checked_size("--d-k", o.d_k, "the width of each query and key vector");
-    c.d_v = checked_size("--d-v", o.d_v, "the width of each value vector");
-    if (o.mask == "none") {
-        c.mask = MaskKind::none;
-    } else if (o.mask == "causal") {
-        c.mask = MaskKind::causal;
-    } else {
-        throw errors::bad_choice("--mask", o.mask, "none, causal");
+std::optional<std::size_t> checked_size(const char* option, const std::optional<long long>& value,
+                                        const char* meaning) {
+    if (!value) {
+        return std::nullopt;
     }
-    c.tokenizer.mode = o.chars ? TokenMode::chars : TokenMode::words;
-    c.tokenizer.lowercase = o.lowercase;
-    return c;
+    if (*value < 1 || *value > static_cast<long long>(max_width)) {
+        throw errors::bad_size(option, *value, 1, static_cast<long long>(max_width), meaning);
+    }
+    return static_cast<std::size_t>(*value);
+}
+
+std::optional<std::string> non_empty(const std::string& s) {
+    return s.empty() ? std::nullopt : std::optional<std::string>(s);
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+    std::string sentence;
+    for (const auto& w : words) {
+        sentence += (sentence.empty() ? "" : " ") + w;
+    }
+    return sentence;
+}
+
+InputSpec spec_of(const ExplainOptions& o) {
+    InputSpec spec;
+    if (!o.words.empty()) {
+        spec.sentence = join_words(o.words);
+    }
+    if (o.seed) {
+        spec.seed = parse_seed(*o.seed);
+    }
+    spec.d_model = checked_size("--d-model", o.d_model, "the width of each token's embedding");
+    spec.d_k = checked_size("--d-k", o.d_k, "the width of each query and key vector");
+    spec.d_v = checked_size("--d-v", o.d_v, "the width of each value vector");
+    if (o.mask) {
+        if (*o.mask == "none") {
+            spec.mask = MaskKind::none;
+        } else if (*o.mask == "causal") {
+            spec.mask = MaskKind::causal;
+        } else {
+            throw errors::bad_choice("--mask", *o.mask, "none, causal");
+        }
+    }
+    if (o.unknown == "random") {
+        spec.unknown = UnknownTokens::random;
+    } else if (o.unknown != "error") {
+        throw errors::bad_choice("--unknown", o.unknown, "error, random");
+    }
+    spec.lowercase = o.lowercase;
+    spec.chars = o.chars;
+    spec.embeddings_path = non_empty(o.embeddings);
+    spec.weights_path = non_empty(o.weights);
+    spec.model_path = non_empty(o.model);
+    return spec;
 }
 
 TextStyle to_style(const ExplainOptions& o, const Io& io) {
@@ -87,43 +120,69 @@ TextStyle to_style(const ExplainOptions& o, const Io& io) {
     return style;
 }
 
-std::string join_words(const std::vector<std::string>& words) {
-    std::string sentence;
-    for (const auto& w : words) {
-        sentence += (sentence.empty() ? "" : " ") + w;
-    }
-    return sentence;
-}
-
 }  // namespace
+
+InputSpec to_spec(const ExplainOptions& options) { return spec_of(options); }
 
 void configure_explain(CLI::App& app, ExplainOptions& o) {
     app.add_option("sentence", o.words, "The sentence to explain, in quotes or as several words")
         ->type_name("SENTENCE");
-    app.add_option("--seed", o.seed,
-                   "Seed for the random embeddings and weights (0 to 2^64 - 1); the same seed "
-                   "gives the same numbers on every machine")
-        ->type_name("N")
-        ->type_name("N")
-        ->type_name("N")
-        ->type_name("N")
-        ->type_name("N")
-        ->capture_default_str();
-    app.add_option("--d-model", o.d_model, "Width of each token's embedding (1 to 4096)")
-        ->capture_default_str();
-    app.add_option("--d-k", o.d_k, "Width of each query and key vector (1 to 4096)")
-        ->capture_default_str();
-    app.add_option("--d-v", o.d_v, "Width of each value vector and output row (1 to 4096)")
-        ->capture_default_str();
-    app.add_option("--mask", o.mask,
-                   "none: every token sees every token; causal: a token sees only itself and "
-                   "the tokens before it")
-        ->type_name("none|causal")
-        ->capture_default_str();
-    app.add_flag("--lowercase", o.lowercase,
-                 "Lowercase the sentence first, so 'The' and 'the' are the same token");
-    app.add_flag("--chars", o.chars,
-                 "One token per character instead of words and punctuation (spaces dropped)");
+    auto* seed = app.add_option("--seed", o.seed,
+                                "Seed for the random embeddings and weights (0 to 2^64 - 1; "
+                                "default 42); the same seed gives the same numbers everywhere")
+                     ->type_name("N");
+    auto* d_model = app.add_option("--d-model", o.d_model,
+                                   "Width of each token's embedding (1 to 4096; default 5, or "
+                                   "the width in the files given)")
+                        ->type_name("N");
+    auto* d_k = app.add_option("--d-k", o.d_k,
+                               "Width of each query and key vector (1 to 4096; default 3)")
+                    ->type_name("N");
+    auto* d_v = app.add_option("--d-v", o.d_v,
+                               "Width of each value vector and output row (1 to 4096; default 3)")
+                    ->type_name("N");
+    auto* mask = app.add_option("--mask", o.mask,
+                                "none (default): every token sees every token; causal: a token "
+                                "sees only itself and the tokens before it")
+                     ->type_name("none|causal");
+    auto* lowercase = app.add_flag(
+        "--lowercase", o.lowercase,
+        "Lowercase the sentence first, so 'The' and 'the' are the same token");
+    auto* chars = app.add_flag(
+        "--chars", o.chars,
+        "One token per character instead of words and punctuation (spaces dropped)");
+    auto* embeddings = app.add_option("--embeddings", o.embeddings,
+                                      "Read the token vectors from this JSON file "
+                                      "(docs/json-format.md); tokens not in it are an error")
+                           ->type_name("FILE");
+    auto* weights = app.add_option("--weights", o.weights,
+                                   "Read W_Q, W_K and W_V from this JSON file")
+                        ->type_name("FILE");
+    auto* model = app.add_option("--model", o.model,
+                                 "Read embeddings and weights (and optionally the sentence, "
+                                 "mask and tokenizer) from one model file, e.g. "
+                                 "data/examples/this-is-book.json")
+                      ->type_name("FILE");
+    auto* unknown = app.add_option("--unknown", o.unknown,
+                                   "Tokens missing from --embeddings/--model: error (default) "
+                                   "or random (seed them, and say so)")
+                        ->type_name("error|random");
+    auto* sentence = app.get_option("sentence");
+    app.add_option("--from", o.from,
+                   "Replay a JSON dump written by --json: the same walk-through, byte for byte")
+        ->type_name("FILE")
+        ->excludes(sentence)
+        ->excludes(seed)
+        ->excludes(d_model)
+        ->excludes(d_k)
+        ->excludes(d_v)
+        ->excludes(mask)
+        ->excludes(lowercase)
+        ->excludes(chars)
+        ->excludes(embeddings)
+        ->excludes(weights)
+        ->excludes(model)
+        ->excludes(unknown);
     app.add_option("--precision", o.precision, "Digits after the decimal point (0 to 15)")
         ->capture_default_str();
     app.add_option("--steps", o.steps,
@@ -154,6 +213,9 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
   attn explain "This is book" --steps scores,weights --quiet-text
   attn explain "This is book" --json trace.json
+  attn explain --model data/examples/this-is-book.json
+  attn explain "This is a book" --embeddings my-vectors.json --unknown random
+  attn explain --from trace.json --steps weights
   attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
 
 Exit status: 0 ok, 2 bad usage or input, 1 anything else (e.g. an output file that cannot be
@@ -249,15 +311,9 @@ std::size_t text_width(int flag, const Io& io) {
 }
 
 int run_explain(const ExplainOptions& o, Io& io) {
-    const Config config = to_config(o);
     TextStyle style = to_style(o, io);
-    if (o.words.empty()) {
-        throw Error(ErrorKind::usage,
-                    "the sentence is empty or missing, expected at least one word to explain\n"
-                    "  hint: attn explain \"This is book\"");
-    }
-    const Input input = seeded_input(join_words(o.words), config);
-    const Trace trace = explain(input, config);
+    const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
+    const Trace trace = explain(loaded.input, loaded.config);
     if (!o.steps.empty()) {
         style.steps = select_steps(o.steps, teaching_steps(trace));
     }

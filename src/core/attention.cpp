@@ -98,6 +98,7 @@ Trace explain(const Input& input, const Config& config) {
 
     Trace t;
     t.config = config;
+    t.description = input.description;
     t.sentence = input.sentence;
     t.tokens = input.tokens;
     t.embeddings_source = input.embeddings_source;

@@ -132,6 +132,22 @@ std::vector<Cluster> clusters(std::string_view sentence, bool lowercase) {
 
 }  // namespace
 
+std::string fold_case(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    while (i < text.size()) {
+        const auto d = utf8::decode(text.substr(i));
+        if (!d) {
+            out += text[i++];  // not UTF-8: leave the byte as it is
+            continue;
+        }
+        utf8::append(out, to_lower(d->code_point));
+        i += d->length;
+    }
+    return out;
+}
+
 std::string_view to_string(TokenMode mode) noexcept {
     return mode == TokenMode::chars ? "chars" : "words";
 }

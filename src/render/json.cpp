@@ -8,6 +8,7 @@
 #include "attn/ops.hpp"
 #include "attn/render.hpp"
 #include "attn/version.hpp"
+#include "json_text.hpp"
 #include "narrative.hpp"
 
 namespace attn {
@@ -32,53 +33,8 @@ class JsonOut {
             buf_.clear();
         }
     }
-    void string(std::string_view s) {
-        buf_ += '"';
-        for (char ch : s) {
-            const auto c = static_cast<unsigned char>(ch);
-            switch (c) {
-                case '"':
-                    buf_ += "\\\"";
-                    break;
-                case '\\':
-                    buf_ += "\\\\";
-                    break;
-                case '\n':
-                    buf_ += "\\n";
-                    break;
-                case '\r':
-                    buf_ += "\\r";
-                    break;
-                case '\t':
-                    buf_ += "\\t";
-                    break;
-                case '\b':
-                    buf_ += "\\b";
-                    break;
-                case '\f':
-                    buf_ += "\\f";
-                    break;
-                default:
-                    if (c < 0x20) {
-                        fmt::format_to(std::back_inserter(buf_), "\\u{:04x}", c);
-                    } else {
-                        buf_ += ch;  // UTF-8 passes through: attn validated it on input
-                    }
-            }
-        }
-        buf_ += '"';
-    }
-    // Shortest text that reads back as the same double; JSON has no infinities or NaN, so
-    // those become the strings "-inf", "inf" and "nan" (documented, never a silent null).
-    void number(double x) {
-        if (std::isnan(x)) {
-            buf_ += "\"nan\"";
-        } else if (std::isinf(x)) {
-            buf_ += x < 0 ? "\"-inf\"" : "\"inf\"";
-        } else {
-            fmt::format_to(std::back_inserter(buf_), "{}", x);
-        }
-    }
+    void string(std::string_view s) { json_text::append_string(buf_, s); }
+    void number(double x) { json_text::append_number(buf_, x); }
     void integer(std::size_t n) { fmt::format_to(std::back_inserter(buf_), "{}", n); }
     void key(std::string_view indent, std::string_view k) {
         raw(indent);
@@ -120,6 +76,10 @@ void source(JsonOut& j, const Source& s) {
     if (s.kind == Source::Kind::file) {
         j.raw(", \"path\": ");
         j.string(s.path);
+    }
+    if (!s.seeded_tokens.empty()) {
+        j.raw(", \"seeded_tokens\": ");
+        string_array(j, s.seeded_tokens);
     }
     j.raw("}");
 }
@@ -238,6 +198,10 @@ void render_json(const Trace& t, const Sink& sink) {
     j.raw(", \"weights\": ");
     source(j, t.weights_source);
     j.raw("}");
+    if (!t.description.empty()) {
+        j.key(",\n  ", "description");
+        j.string(t.description);
+    }
     j.key(",\n  ", "sentence");
     j.string(t.sentence);
     j.key(",\n  ", "tokens");

@@ -21,16 +21,6 @@ std::string join_indices(const std::vector<std::size_t>& indices) {
     return out;
 }
 
-std::string join_list(const std::vector<std::string>& items) {
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) {
-            out += i + 1 == items.size() ? " and " : ", ";
-        }
-        out += items[i];
-    }
-    return out;
-}
 
 bool same_text(const Trace& t, const std::vector<std::size_t>& group) {
     return std::all_of(group.begin(), group.end(),
@@ -42,9 +32,30 @@ bool contains(const std::vector<std::vector<std::size_t>>& groups,
     return std::find(groups.begin(), groups.end(), group) != groups.end();
 }
 
+std::string join_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            out += i + 1 == items.size() ? " and " : ", ";
+        }
+        out += items[i];
+    }
+    return out;
+}
+
 std::string source_text(const Source& source, std::uint64_t seed, std::string_view seeded_how) {
     if (source.kind == Source::Kind::file) {
-        return "read from " + source.path;
+        std::string out = "read from " + source.path;
+        if (!source.seeded_tokens.empty()) {
+            std::vector<std::string> quoted_tokens;
+            for (const auto& t : source.seeded_tokens) {
+                quoted_tokens.push_back(quoted(t));
+            }
+            out += fmt::format(" ({} not in it and seeded from --seed {}, as --unknown random "
+                               "asks)",
+                               join_list(quoted_tokens), seed);
+        }
+        return out;
     }
     return fmt::format("seeded from --seed {}{}", seed, seeded_how);
 }
@@ -113,6 +124,9 @@ std::string quoted(const std::string& token) {
 std::vector<std::string> summary(const Trace& t) {
     std::vector<std::string> lines;
     const auto& c = t.config;
+    if (!t.description.empty()) {
+        lines.push_back("lesson    " + t.description);
+    }
     lines.push_back(
         fmt::format("sentence  \"{}\": {} {} ({}{})", t.sentence, t.tokens.size(),
                     t.tokens.size() == 1 ? "token" : "tokens",
@@ -124,7 +138,8 @@ std::vector<std::string> summary(const Trace& t) {
                     source_text(t.embeddings_source, c.seed, " and each token's text") +
                     "; weights " + source_text(t.weights_source, c.seed, ""));
     if (t.embeddings_source.kind == Source::Kind::seeded ||
-        t.weights_source.kind == Source::Kind::seeded) {
+        t.weights_source.kind == Source::Kind::seeded ||
+        !t.embeddings_source.seeded_tokens.empty()) {
         lines.push_back(fmt::format(
             "          (seeded numbers are N(0, 1) for X and N(0, 1/d_model) for W, rounded to "
             "two decimals; the same --seed {} gives the same numbers on every machine)",
@@ -187,10 +202,22 @@ Notes notes(const Trace& t, const Step& step, int precision) {
                 n.after.push_back(contributions(t, i));
             }
         } else {
-            n.after.push_back(contributions(t, t.tokens.size() - 1));
-            n.after.push_back(
-                "(Likewise for every row; the JSON dump, --json, has all the "
-                "weights.)");
+            // the row whose attention is most focused: the most telling one to read out
+            std::size_t focused = 0;
+            double best = -1.0;
+            for (std::size_t i = 0; i < t.attention.rows(); ++i) {
+                const auto row = t.attention.row(i);
+                const double max = *std::max_element(row.begin(), row.end());
+                if (max > best) {
+                    best = max;
+                    focused = i;
+                }
+            }
+            n.after.push_back(contributions(t, focused));
+            n.after.push_back(fmt::format(
+                "(That is the row with the most focused attention; every row reads the same "
+                "way, and the JSON dump, --json, has all {} of them.)",
+                t.tokens.size()));
         }
         std::vector<std::string> same;
         std::vector<std::string> different;

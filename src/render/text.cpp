@@ -194,11 +194,12 @@ class MatrixPrinter {
                 cell_w_ = std::max(cell_w_, utf8::display_width(cell(*r, c)));
             }
         }
-        for (const auto& label : step_.col_labels) {
-            cell_w_ = std::max(cell_w_, std::min(utf8::display_width(label), max_col_label_width));
-        }
         if (is_attention()) {
             cell_w_ = std::max(cell_w_, format_number(1.0, style.precision, true).size());
+        }
+        const std::size_t number_w = cell_w_;
+        for (const auto& label : step_.col_labels) {
+            cell_w_ = std::max(cell_w_, std::min(utf8::display_width(label), max_col_label_width));
         }
         label_w_ = 1;
         for (const auto& r : rows_) {
@@ -207,9 +208,22 @@ class MatrixPrinter {
             }
         }
 
-        const std::size_t fixed = 2 + label_w_ + 2 + (is_attention() ? cell_w_ + 4 : 0);
-        const std::size_t avail = style.width > fixed ? style.width - fixed : 0;
-        const std::size_t n_fit = std::max<std::size_t>(2, avail / (cell_w_ + 2));
+        const auto fit = [&] {
+            const std::size_t fixed = 2 + label_w_ + 2 + (is_attention() ? cell_w_ + 4 : 0);
+            const std::size_t avail = style.width > fixed ? style.width - fixed : 0;
+            return std::max<std::size_t>(2, avail / (cell_w_ + 2));
+        };
+        std::size_t n_fit = fit();
+        if (n_cols > n_fit && cell_w_ > number_w) {
+            // long column labels alone would split the matrix: cut them to the numbers' width
+            const std::size_t wide = cell_w_;
+            cell_w_ = number_w;
+            n_fit = fit();
+            if (n_cols > n_fit) {
+                cell_w_ = wide;  // it does not fit either way: keep the readable labels
+                n_fit = fit();
+            }
+        }
         if (n_cols <= n_fit) {
             block(pick(n_cols, n_cols, 0), true);
         } else if ((n_cols + n_fit - 1) / n_fit <= max_blocks) {

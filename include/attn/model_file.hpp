@@ -1,0 +1,82 @@
+#pragma once
+/// Reading the user's numbers: embeddings, weights and model files, and JSON dumps read back
+/// with --from. Every error names the file, the line and column, the JSON path, what was
+/// found and what was expected (formats: docs/json-format.md).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attn/attention.hpp"
+#include "attn/model.hpp"
+
+namespace attn {
+
+/// A vocabulary of token vectors.
+struct EmbeddingTable {
+    std::vector<std::string> tokens;  ///< as written in the file, in file order
+    Matrix vectors;                   ///< (vocabulary size, d_model), one row per token
+    bool case_insensitive = false;    ///< look tokens up with their case folded
+    std::string path;                 ///< the file it came from
+};
+
+/// Everything a model file may hold; each part is optional.
+struct ModelFile {
+    std::string path;
+    std::optional<std::string> description;  ///< one line about the lesson
+    std::optional<std::string> sentence;     ///< the sentence when none is given
+    std::optional<MaskKind> mask;
+    std::optional<TokenizerOptions> tokenizer;
+    std::optional<EmbeddingTable> embeddings;
+    std::optional<Weights> weights;
+};
+
+/// Reads an embeddings file: {"vectors": {"token": [numbers], ...}, "case_insensitive": bool}.
+EmbeddingTable read_embeddings(const std::string& path);
+/// Reads a weights file: {"W_Q": [[...]], "W_K": [[...]], "W_V": [[...]]}.
+Weights read_weights(const std::string& path);
+/// Reads a model file: {"embeddings": {...}, "weights": {...}, "sentence", "mask", ...}.
+ModelFile read_model(const std::string& path);
+
+/// What to do with a token that is not in the embeddings file.
+enum class UnknownTokens {
+    error,  ///< stop with an error that lists every missing token
+    random  ///< give it a seeded vector, and say so
+};
+
+/// What the user asked for on the command line: files to read and explicit choices.
+/// Anything not given comes from the files, else from the defaults of Config.
+struct InputSpec {
+    std::optional<std::string> sentence;
+    std::optional<std::string> embeddings_path;
+    std::optional<std::string> weights_path;
+    std::optional<std::string> model_path;
+    UnknownTokens unknown = UnknownTokens::error;
+    std::optional<std::uint64_t> seed;
+    std::optional<std::size_t> d_model;
+    std::optional<std::size_t> d_k;
+    std::optional<std::size_t> d_v;
+    std::optional<MaskKind> mask;
+    bool lowercase = false;
+    bool chars = false;
+};
+
+/// The configuration and input of a run, ready for explain().
+struct Loaded {
+    Config config;
+    Input input;
+};
+
+/// Reads the files of `spec`, tokenizes, looks the tokens up and seeds what is missing.
+/// Throws attn::Error naming the file and the sizes on both sides when shapes disagree.
+Loaded load_input(const InputSpec& spec);
+
+/// Reads a JSON dump written by --json and returns the run it records, so that explaining
+/// it again reproduces the same walk-through.
+Loaded read_dump(const std::string& path);
+
+/// The known spellings closest to `word` (edit distance on characters), at most three.
+std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& known);
+
+}  // namespace attn

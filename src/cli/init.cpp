@@ -1,0 +1,90 @@
+// `attn init`: a starter model file with seeded numbers, ready to edit.
+#include <sys/stat.h>
+
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "attn/error.hpp"
+#include "attn/output_file.hpp"
+#include "cli.hpp"
+
+namespace attn::cli {
+namespace {
+
+// The command that reproduces the file, with every choice spelled out.
+std::string command_line(const InitOptions& o, const Config& c, const std::string& sentence) {
+    std::string cmd = "attn init \"";
+    for (char ch : sentence) {
+        cmd += ch == '"' ? std::string("\\\"") : std::string(1, ch);
+    }
+    cmd += fmt::format("\" --seed {} --d-model {} --d-k {} --d-v {}", c.seed, c.d_model, c.d_k,
+                       c.d_v);
+    if (c.mask != MaskKind::none) {
+        cmd += fmt::format(" --mask {}", to_string(c.mask));
+    }
+    cmd += o.input.lowercase ? " --lowercase" : "";
+    cmd += o.input.chars ? " --chars" : "";
+    return cmd;
+}
+
+}  // namespace
+
+void configure_init(CLI::App& app, InitOptions& o) {
+    ExplainOptions& in = o.input;
+    app.add_option("sentence", in.words, "The sentence of the lesson")->type_name("SENTENCE");
+    app.add_option("--seed", in.seed, "Seed for the starting numbers (default 42)")
+        ->type_name("N");
+    app.add_option("--d-model", in.d_model, "Width of each embedding (1 to 4096; default 5)")
+        ->type_name("N");
+    app.add_option("--d-k", in.d_k, "Width of each query and key (1 to 4096; default 3)")
+        ->type_name("N");
+    app.add_option("--d-v", in.d_v, "Width of each value (1 to 4096; default 3)")->type_name("N");
+    app.add_option("--mask", in.mask, "The lesson's mask: none (default) or causal")
+        ->type_name("none|causal");
+    app.add_flag("--lowercase", in.lowercase, "Lowercase the sentence (one vector for The/the)");
+    app.add_flag("--chars", in.chars, "One token per character");
+    app.add_option("--description", o.description, "One line about the lesson")
+        ->type_name("TEXT");
+    app.add_option("-o,--output", o.output, "Write to FILE instead of stdout")
+        ->type_name("FILE");
+    app.add_flag("--force", o.force, "Replace FILE if it exists");
+    app.footer(R"(Writes a model file (JSON with // comments) holding seeded embeddings for each
+distinct token of the sentence and seeded W_Q, W_K, W_V, for you to edit. Read it back with
+attn explain --model FILE.
+
+Examples:
+  attn init "This is book" -o my-lesson.json
+  attn init "The cat sat on the mat" --lowercase --mask causal --d-model 8 -o cat.json
+  attn explain --model my-lesson.json)");
+}
+
+int run_init(const InitOptions& o, Io& io) {
+    const InputSpec spec = to_spec(o.input);
+    const Loaded loaded = load_input(spec);
+    Input input = loaded.input;
+    input.description = o.description;
+    const std::string text =
+        render_model_file(input, loaded.config, command_line(o, loaded.config, input.sentence));
+    if (o.output == "-") {
+        io.out << text;
+        io.out.flush();
+        return io.out ? 0 : 1;
+    }
+    struct stat st {};
+    if (!o.force && ::stat(o.output.c_str(), &st) == 0) {
+        throw Error(ErrorKind::usage,
+                    fmt::format("{} exists, expected a new file name (attn init never replaces a "
+                                "file unless you add --force)",
+                                o.output));
+    }
+    AtomicFile file(o.output);
+    file.write(text);
+    file.commit();
+    io.err << "attn: wrote " << o.output << "; explain it with: attn explain --model "
+           << o.output << '\n';
+    return 0;
+}
+
+}  // namespace attn::cli

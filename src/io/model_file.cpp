@@ -1,0 +1,727 @@
+// Reading embeddings, weights, model files and dumps, and putting a run's input together.
+// Every check says where (FILE:LINE:COLUMN: json.path), what was found and what was expected.
+#include "attn/model_file.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "attn/error.hpp"
+#include "attn/json_reader.hpp"
+#include "attn/render.hpp"
+#include "attn/utf8.hpp"
+
+namespace attn {
+namespace {
+
+using json::Value;
+using Type = json::Value::Type;
+
+bool is_identifier(std::string_view key) {
+    if (key.empty() || std::isdigit(static_cast<unsigned char>(key.front())) != 0) {
+        return false;
+    }
+    return std::all_of(key.begin(), key.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+    });
+}
+
+std::string child(const std::string& path, std::string_view key) {
+    if (is_identifier(key)) {
+        return path.empty() ? std::string(key) : path + "." + std::string(key);
+    }
+    std::string quoted;
+    for (char c : key) {
+        quoted += c == '"' ? "\\\"" : std::string(1, c);
+    }
+    return (path.empty() ? std::string("") : path) + "[\"" + quoted + "\"]";
+}
+
+std::string index(const std::string& path, std::size_t i) {
+    return path + "[" + std::to_string(i) + "]";
+}
+
+std::string list(const std::vector<std::string>& items, std::string_view last_sep = " and ") {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            out += i + 1 == items.size() ? std::string(last_sep) : ", ";
+        }
+        out += items[i];
+    }
+    return out;
+}
+
+// What kind of attn file a JSON object looks like, for hints when the wrong one is given.
+std::string_view looks_like(const Value& v) {
+    if (const auto* schema = v.find("schema"); schema != nullptr && schema->is(Type::string)) {
+        return schema->text;
+    }
+    if (v.find("steps") != nullptr) {
+        return "attn.trace";
+    }
+    if (v.find("embeddings") != nullptr || v.find("weights") != nullptr) {
+        return "attn.model";
+    }
+    if (v.find("vectors") != nullptr) {
+        return "attn.embeddings";
+    }
+    if (v.find("W_Q") != nullptr) {
+        return "attn.weights";
+    }
+    return "";
+}
+
+std::string option_for(std::string_view schema) {
+    if (schema == "attn.trace") {
+        return "a JSON dump: replay it with --from";
+    }
+    if (schema == "attn.model") {
+        return "a model file: give it with --model";
+    }
+    if (schema == "attn.embeddings") {
+        return "an embeddings file: give it with --embeddings";
+    }
+    if (schema == "attn.weights") {
+        return "a weights file: give it with --weights";
+    }
+    return "";
+}
+
+class Reader {
+public:
+    explicit Reader(std::string path) : path_(std::move(path)) {}
+
+    [[nodiscard]] const std::string& path() const { return path_; }
+
+    [[noreturn]] void fail(const Value& at, const std::string& where, const std::string& what) const {
+        throw Error(ErrorKind::input,
+                    fmt::format("{}:{}:{}: {}{}{}", path_, at.position.line, at.position.column,
+                                where, where.empty() ? "" : ": ", what));
+    }
+
+    Value document(std::string_view schema, std::string_view expected) const {
+        Value root = json::parse(json::read_file(path_, json::max_input_bytes), path_);
+        if (!root.is(Type::object)) {
+            fail(root, "", fmt::format("the file holds {}, expected a JSON object ({})",
+                                       json::describe(root.type), expected));
+        }
+        const auto kind = looks_like(root);
+        if (!kind.empty() && kind != schema) {
+            const auto hint = option_for(kind);
+            fail(root, "",
+                 fmt::format("this looks like {}{}, expected {}",
+                             hint.empty() ? fmt::format("a file of schema \"{}\"", kind) : hint,
+                             hint.empty() ? "" : "", expected));
+        }
+        return root;
+    }
+
+    void check_keys(const Value& obj, const std::string& where,
+                    const std::vector<std::string>& allowed) const {
+        for (const auto& [key, value] : obj.members) {
+            if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+                const auto near = nearest(key, allowed);
+                fail(value, child(where, key),
+                     fmt::format("unknown key \"{}\", expected one of: {}{}", key, list(allowed, ", "),
+                                 near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near.front())));
+            }
+        }
+    }
+
+    const Value& require(const Value& obj, const std::string& where, std::string_view key,
+                         std::string_view expected) const {
+        const Value* v = obj.find(key);
+        if (v == nullptr) {
+            fail(obj, where.empty() ? "the top level" : where,
+                 fmt::format("\"{}\" is missing, expected {}", key, expected));
+        }
+        return *v;
+    }
+
+    void expect_type(const Value& v, const std::string& where, Type type,
+                     std::string_view expected) const {
+        if (!v.is(type)) {
+            fail(v, where, fmt::format("{} is {}{}, expected {}", last_segment(where),
+                                       json::describe(v.type), sample(v), expected));
+        }
+    }
+
+    std::string string_value(const Value& v, const std::string& where) const {
+        expect_type(v, where, Type::string, "a string");
+        return v.text;
+    }
+
+    bool bool_value(const Value& v, const std::string& where) const {
+        expect_type(v, where, Type::boolean, "true or false");
+        return v.boolean;
+    }
+
+    std::size_t size_value(const Value& v, const std::string& where) const {
+        expect_type(v, where, Type::number, "a whole number");
+        std::size_t n = 0;
+        const auto [ptr, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), n);
+        if (v.text.empty() || ec != std::errc() || ptr != v.text.data() + v.text.size() || n < 1 ||
+            n > max_width) {
+            fail(v, where, fmt::format("{} is {}, expected a whole number from 1 to {}",
+                                       last_segment(where), format_plain(v), max_width));
+        }
+        return n;
+    }
+
+    // A row of numbers: [0.1, -0.3, ...]
+    std::vector<double> numbers(const Value& v, const std::string& where) const {
+        expect_type(v, where, Type::array, "an array of numbers");
+        if (v.items.empty()) {
+            fail(v, where, fmt::format("{} is empty, expected at least one number",
+                                       last_segment(where)));
+        }
+        std::vector<double> out;
+        out.reserve(v.items.size());
+        for (std::size_t i = 0; i < v.items.size(); ++i) {
+            const Value& item = v.items[i];
+            if (!item.is(Type::number)) {
+                fail(item, index(where, i),
+                     fmt::format("{} is {}{}, expected a number{}", last_segment(index(where, i)),
+                                 json::describe(item.type), sample(item),
+                                 item.is(Type::string) ? " (write numbers without quotes)" : ""));
+            }
+            out.push_back(item.number);
+        }
+        return out;
+    }
+
+    // A matrix: an array of rows, all of the same length.
+    Matrix matrix(const Value& v, const std::string& where) const {
+        expect_type(v, where, Type::array, "an array of rows, e.g. [[1, 0], [0, 1]]");
+        if (v.items.empty()) {
+            fail(v, where, fmt::format("{} is empty, expected at least one row", where));
+        }
+        const auto first = numbers(v.items[0], index(where, 0));
+        Matrix m(v.items.size(), first.size());
+        std::copy(first.begin(), first.end(), m.row(0).begin());
+        for (std::size_t r = 1; r < v.items.size(); ++r) {
+            const auto row = numbers(v.items[r], index(where, r));
+            if (row.size() != first.size()) {
+                fail(v.items[r], index(where, r),
+                     fmt::format("row {} has {} numbers, expected {} like row 0 (every row of a "
+                                 "matrix has the same length)",
+                                 r, row.size(), first.size()));
+            }
+            std::copy(row.begin(), row.end(), m.row(r).begin());
+        }
+        return m;
+    }
+
+    EmbeddingTable embeddings(const Value& obj, const std::string& where) const {
+        expect_type(obj, where, Type::object,
+                    "an object with \"vectors\": {\"token\": [numbers], ...}");
+        check_keys(obj, where, {"schema", "description", "case_insensitive", "vectors"});
+        EmbeddingTable table;
+        table.path = path_;
+        if (const Value* ci = obj.find("case_insensitive")) {
+            table.case_insensitive = bool_value(*ci, child(where, "case_insensitive"));
+        }
+        const std::string vectors_path = child(where, "vectors");
+        const Value& vectors = require(obj, where, "vectors",
+                                       "\"vectors\": {\"token\": [numbers], ...}");
+        expect_type(vectors, vectors_path, Type::object,
+                    "an object of token: [numbers], e.g. {\"book\": [0.8, -0.5]}");
+        if (vectors.members.empty()) {
+            fail(vectors, vectors_path, "there are no vectors, expected at least one token");
+        }
+        const std::string first_key = vectors.members.front().first;
+        std::map<std::string, std::pair<std::string, const Value*>> folded;
+        for (std::size_t i = 0; i < vectors.members.size(); ++i) {
+            const auto& [token, value] = vectors.members[i];
+            const std::string token_path = child(vectors_path, token);
+            if (token.empty()) {
+                fail(value, token_path, "the token is empty, expected at least one character");
+            }
+            if (token.find_first_of(" \t\n\r") != std::string::npos) {
+                fail(value, token_path,
+                     fmt::format("the token \"{}\" has white space, which no token can contain "
+                                 "(the tokenizer splits at white space)",
+                                 token));
+            }
+            const auto row = numbers(value, token_path);
+            if (i == 0) {
+                table.vectors = Matrix(vectors.members.size(), row.size());
+            } else if (row.size() != table.vectors.cols()) {
+                fail(value, token_path,
+                     fmt::format("the vector of \"{}\" has {} numbers, expected {} like \"{}\" "
+                                 "(every embedding has d_model numbers)",
+                                 token, row.size(), table.vectors.cols(), first_key));
+            }
+            std::copy(row.begin(), row.end(), table.vectors.row(i).begin());
+            table.tokens.push_back(token);
+            if (table.case_insensitive) {
+                const auto [it, inserted] = folded.emplace(fold_case(token), std::pair{token, &value});
+                if (!inserted) {
+                    fail(value, token_path,
+                         fmt::format("\"{}\" and \"{}\" (line {}) are the same token when "
+                                     "case_insensitive is true, expected each token once",
+                                     token, it->second.first, it->second.second->position.line));
+                }
+            }
+        }
+        return table;
+    }
+
+    Weights weights(const Value& obj, const std::string& where) const {
+        expect_type(obj, where, Type::object,
+                    "an object with \"W_Q\", \"W_K\" and \"W_V\" (each an array of rows)");
+        check_keys(obj, where, {"schema", "description", "W_Q", "W_K", "W_V"});
+        const std::string_view expected = "W_Q, W_K and W_V, each an array of rows";
+        const Value& q = require(obj, where, "W_Q", expected);
+        const Value& k = require(obj, where, "W_K", expected);
+        const Value& v = require(obj, where, "W_V", expected);
+        Weights w{matrix(q, child(where, "W_Q")), matrix(k, child(where, "W_K")),
+                  matrix(v, child(where, "W_V"))};
+        const auto same_rows = [&](const Matrix& m, const Value& at, std::string_view name) {
+            if (m.rows() != w.w_q.rows()) {
+                fail(at, child(where, name),
+                     fmt::format("{} has {} rows, expected {} like W_Q (every weight matrix has "
+                                 "d_model rows, one per embedding dimension)",
+                                 name, m.rows(), w.w_q.rows()));
+            }
+        };
+        same_rows(w.w_k, k, "W_K");
+        same_rows(w.w_v, v, "W_V");
+        if (w.w_k.cols() != w.w_q.cols()) {
+            fail(k, child(where, "W_K"),
+                 fmt::format("W_K has {} columns, expected d_k = {} like W_Q (queries and keys "
+                             "must have the same width to be compared)",
+                             w.w_k.cols(), w.w_q.cols()));
+        }
+        return w;
+    }
+
+private:
+    static std::string last_segment(const std::string& where) {
+        return where.empty() ? "the value" : where;
+    }
+    static std::string format_plain(const Value& v) {
+        return v.text.empty() ? fmt::format("{}", v.number) : v.text;
+    }
+    // A short quote of a wrong value, so the message shows what was found.
+    static std::string sample(const Value& v) {
+        if (v.is(Type::string)) {
+            const std::string shown = v.text.size() > 20 ? v.text.substr(0, 20) + "..." : v.text;
+            return fmt::format(" \"{}\"", shown);
+        }
+        if (v.is(Type::number)) {
+            return " " + format_plain(v);
+        }
+        if (v.is(Type::boolean)) {
+            return v.boolean ? " (true)" : " (false)";
+        }
+        return "";
+    }
+
+    std::string path_;
+};
+
+MaskKind mask_value(const Reader& r, const Value& v, const std::string& where) {
+    const auto text = r.string_value(v, where);
+    if (text == "none") {
+        return MaskKind::none;
+    }
+    if (text == "causal") {
+        return MaskKind::causal;
+    }
+    r.fail(v, where, fmt::format("the mask is \"{}\", expected \"none\" or \"causal\"", text));
+}
+
+TokenizerOptions tokenizer_value(const Reader& r, const Value& v, const std::string& where) {
+    r.expect_type(v, where, Type::object, "{\"mode\": \"words\" or \"chars\", \"lowercase\": bool}");
+    r.check_keys(v, where, {"mode", "lowercase"});
+    TokenizerOptions t;
+    if (const Value* mode = v.find("mode")) {
+        const auto text = r.string_value(*mode, child(where, "mode"));
+        if (text == "chars") {
+            t.mode = TokenMode::chars;
+        } else if (text != "words") {
+            r.fail(*mode, child(where, "mode"),
+                   fmt::format("the mode is \"{}\", expected \"words\" or \"chars\"", text));
+        }
+    }
+    if (const Value* lower = v.find("lowercase")) {
+        t.lowercase = r.bool_value(*lower, child(where, "lowercase"));
+    }
+    return t;
+}
+
+std::size_t edit_distance(const std::u32string& a, const std::u32string& b) {
+    std::vector<std::size_t> prev(b.size() + 1);
+    std::vector<std::size_t> cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) {
+        prev[j] = j;
+    }
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1,
+                               prev[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U)});
+        }
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+std::u32string code_points(std::string_view s) {
+    std::u32string out;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto d = utf8::decode(s.substr(i));
+        out += d ? d->code_point : static_cast<char32_t>(static_cast<unsigned char>(s[i]));
+        i += d ? d->length : 1;
+    }
+    return out;
+}
+
+void check_sizes_agree(std::string_view what, std::size_t from_file, const std::string& file,
+                       std::string_view file_what, const std::optional<std::size_t>& flag,
+                       std::string_view option) {
+    if (flag && *flag != from_file) {
+        throw Error(ErrorKind::usage,
+                    fmt::format("{} {} disagrees with {}: {} {}, expected {} = {} or no {} "
+                                "(the size comes from the file)",
+                                option, *flag, file, file_what, from_file, what, from_file,
+                                option));
+    }
+}
+
+Matrix look_up(const EmbeddingTable& table, const std::vector<std::string>& tokens,
+               UnknownTokens unknown, std::uint64_t seed, Source& source) {
+    std::map<std::string, std::size_t> row_of;
+    for (std::size_t i = 0; i < table.tokens.size(); ++i) {
+        row_of.emplace(table.case_insensitive ? fold_case(table.tokens[i]) : table.tokens[i], i);
+    }
+    Matrix x(tokens.size(), table.vectors.cols());
+    std::vector<std::size_t> missing;
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+        const auto it = row_of.find(table.case_insensitive ? fold_case(tokens[t]) : tokens[t]);
+        if (it == row_of.end()) {
+            missing.push_back(t);
+            continue;
+        }
+        const auto row = table.vectors.row(it->second);
+        std::copy(row.begin(), row.end(), x.row(t).begin());
+    }
+    if (missing.empty()) {
+        return x;
+    }
+    std::vector<std::string> missing_tokens;
+    for (std::size_t t : missing) {
+        if (std::find(missing_tokens.begin(), missing_tokens.end(), tokens[t]) ==
+            missing_tokens.end()) {
+            missing_tokens.push_back(tokens[t]);
+        }
+    }
+    if (unknown == UnknownTokens::random) {
+        const Matrix seeded = seeded_embeddings(tokens, table.vectors.cols(), seed);
+        for (std::size_t t : missing) {
+            const auto row = seeded.row(t);
+            std::copy(row.begin(), row.end(), x.row(t).begin());
+        }
+        source.seeded_tokens = missing_tokens;
+        return x;
+    }
+    std::string lines;
+    bool case_only = false;
+    for (const auto& token : missing_tokens) {
+        std::vector<std::size_t> at;
+        for (std::size_t t : missing) {
+            if (tokens[t] == token) {
+                at.push_back(t);
+            }
+        }
+        std::vector<std::string> positions;
+        for (auto t : at) {
+            positions.push_back(std::to_string(t));
+        }
+        const auto near = nearest(token, table.tokens);
+        for (const auto& n : near) {
+            case_only = case_only || fold_case(n) == fold_case(token);
+        }
+        std::vector<std::string> quoted;
+        for (const auto& n : near) {
+            quoted.push_back("'" + n + "'");
+        }
+        lines += fmt::format("\n  '{}' ({} {}): {}", token, at.size() == 1 ? "token" : "tokens",
+                             list(positions),
+                             near.empty() ? std::string("no similar token in the file")
+                                          : "did you mean " + list(quoted, " or ") + "?");
+    }
+    throw Error(ErrorKind::input,
+                fmt::format("{}: {} {} of the sentence {} not in the embeddings, expected every "
+                            "token to have a vector:{}\n  hint: add {} to \"vectors\" in {}{}, "
+                            "or use --unknown random to give {} seeded vectors",
+                            table.path, missing_tokens.size(),
+                            missing_tokens.size() == 1 ? "token" : "tokens",
+                            missing_tokens.size() == 1 ? "is" : "are", lines,
+                            missing_tokens.size() == 1 ? "it" : "them", table.path,
+                            case_only ? ", use --lowercase or \"case_insensitive\": true when only "
+                                        "the case differs"
+                                      : "",
+                            missing_tokens.size() == 1 ? "it a" : "them"));
+}
+
+}  // namespace
+
+std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& known) {
+    const auto w = code_points(fold_case(word));
+    std::vector<std::pair<std::size_t, std::string>> scored;
+    for (const auto& k : known) {
+        const auto d = edit_distance(w, code_points(fold_case(k)));
+        // close enough to be a likely typo: at most a third of the word's length, at least 1
+        if (d <= std::max<std::size_t>(1, w.size() / 3)) {
+            scored.emplace_back(d, k);
+        }
+    }
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < scored.size() && i < 3; ++i) {
+        out.push_back(scored[i].second);
+    }
+    return out;
+}
+
+EmbeddingTable read_embeddings(const std::string& path) {
+    const Reader r(path);
+    const Value root = r.document("attn.embeddings",
+                                  "an embeddings file: {\"vectors\": {\"token\": [numbers], ...}}");
+    return r.embeddings(root, "");
+}
+
+Weights read_weights(const std::string& path) {
+    const Reader r(path);
+    const Value root = r.document(
+        "attn.weights", "a weights file: {\"W_Q\": [[...]], \"W_K\": [[...]], \"W_V\": [[...]]}");
+    return r.weights(root, "");
+}
+
+ModelFile read_model(const std::string& path) {
+    const Reader r(path);
+    const Value root =
+        r.document("attn.model", "a model file: {\"embeddings\": {...}, \"weights\": {...}}");
+    r.check_keys(root, "", {"schema", "description", "sentence", "mask", "tokenizer",
+                            "embeddings", "weights"});
+    ModelFile m;
+    m.path = path;
+    if (const Value* v = root.find("description")) {
+        m.description = r.string_value(*v, "description");
+    }
+    if (const Value* v = root.find("sentence")) {
+        m.sentence = r.string_value(*v, "sentence");
+    }
+    if (const Value* v = root.find("mask")) {
+        m.mask = mask_value(r, *v, "mask");
+    }
+    if (const Value* v = root.find("tokenizer")) {
+        m.tokenizer = tokenizer_value(r, *v, "tokenizer");
+    }
+    if (const Value* v = root.find("embeddings")) {
+        m.embeddings = r.embeddings(*v, "embeddings");
+    }
+    if (const Value* v = root.find("weights")) {
+        m.weights = r.weights(*v, "weights");
+    }
+    if (!m.embeddings && !m.weights) {
+        r.fail(root, "the top level",
+               "there are neither \"embeddings\" nor \"weights\", expected at least one of them");
+    }
+    return m;
+}
+
+Loaded load_input(const InputSpec& spec) {
+    std::optional<ModelFile> model;
+    if (spec.model_path) {
+        model = read_model(*spec.model_path);
+    }
+    std::optional<EmbeddingTable> table;
+    if (spec.embeddings_path) {
+        table = read_embeddings(*spec.embeddings_path);
+    } else if (model && model->embeddings) {
+        table = model->embeddings;
+    }
+    std::optional<Weights> weights;
+    std::string weights_path;
+    if (spec.weights_path) {
+        weights = read_weights(*spec.weights_path);
+        weights_path = *spec.weights_path;
+    } else if (model && model->weights) {
+        weights = model->weights;
+        weights_path = model->path;
+    }
+
+    Loaded out;
+    Config& c = out.config;
+    if (model && model->tokenizer) {
+        c.tokenizer = *model->tokenizer;
+    }
+    c.tokenizer.lowercase = c.tokenizer.lowercase || spec.lowercase;
+    if (spec.chars) {
+        c.tokenizer.mode = TokenMode::chars;
+    }
+    c.mask = spec.mask.value_or(model && model->mask ? *model->mask : MaskKind::none);
+    c.seed = spec.seed.value_or(c.seed);
+
+    if (table) {
+        c.d_model = table->vectors.cols();
+        check_sizes_agree("d_model", c.d_model, table->path, "its vectors have", spec.d_model,
+                          "--d-model");
+    }
+    if (weights) {
+        if (table && weights->w_q.rows() != c.d_model) {
+            throw Error(ErrorKind::input,
+                        fmt::format("{}: W_Q has {} rows, expected d_model = {} (the width of "
+                                    "the vectors in {})",
+                                    weights_path, weights->w_q.rows(), c.d_model, table->path));
+        }
+        c.d_model = weights->w_q.rows();
+        c.d_k = weights->w_q.cols();
+        c.d_v = weights->w_v.cols();
+        check_sizes_agree("d_model", c.d_model, weights_path, "W_Q has rows:", spec.d_model,
+                          "--d-model");
+        check_sizes_agree("d_k", c.d_k, weights_path, "W_Q has columns:", spec.d_k, "--d-k");
+        check_sizes_agree("d_v", c.d_v, weights_path, "W_V has columns:", spec.d_v, "--d-v");
+    } else {
+        c.d_k = spec.d_k.value_or(c.d_k);
+        c.d_v = spec.d_v.value_or(c.d_v);
+    }
+    if (!table && !weights) {
+        c.d_model = spec.d_model.value_or(c.d_model);
+    }
+    validate(c);
+
+    std::string sentence;
+    if (spec.sentence) {
+        sentence = *spec.sentence;
+    } else if (model && model->sentence) {
+        sentence = *model->sentence;
+    } else {
+        throw Error(ErrorKind::usage,
+                    model ? fmt::format("no sentence given, and {} has no \"sentence\", expected "
+                                        "a sentence to explain\n  hint: attn explain \"This is "
+                                        "book\" --model {}",
+                                        model->path, model->path)
+                          : std::string("the sentence is empty or missing, expected at least one "
+                                        "word to explain\n  hint: attn explain \"This is book\""));
+    }
+
+    Input& in = out.input;
+    in = seeded_input(sentence, c);  // tokens, and seeded numbers for what no file gives
+    if (model && model->description) {
+        in.description = *model->description;
+    }
+    if (table) {
+        in.embeddings_source = {Source::Kind::file, table->path, {}};
+        in.x = look_up(*table, in.tokens, spec.unknown, c.seed, in.embeddings_source);
+    }
+    if (weights) {
+        in.weights = *weights;
+        in.weights_source = {Source::Kind::file, weights_path, {}};
+    }
+    return out;
+}
+
+Loaded read_dump(const std::string& path) {
+    const Reader r(path);
+    const Value root = r.document("attn.trace", "a JSON dump written by attn explain --json");
+    const Value& version = r.require(root, "", "schema_version", "the dump's schema_version");
+    if (!version.is(Type::number) || version.text != std::to_string(json_schema_version)) {
+        r.fail(version, "schema_version",
+               fmt::format("the dump has schema version {}, expected {} (the version this attn "
+                           "reads and writes)",
+                           version.text.empty() ? "that is not a whole number" : version.text,
+                           json_schema_version));
+    }
+    Loaded out;
+    Config& c = out.config;
+    const Value& config = r.require(root, "", "config", "the run's configuration");
+    r.expect_type(config, "config", Type::object, "an object");
+    const Value& seed = r.require(config, "config", "seed", "the seed");
+    std::uint64_t seed_value = 0;
+    const auto [ptr, ec] =
+        std::from_chars(seed.text.data(), seed.text.data() + seed.text.size(), seed_value);
+    if (!seed.is(Type::number) || seed.text.empty() || ec != std::errc() ||
+        ptr != seed.text.data() + seed.text.size()) {
+        r.fail(seed, "config.seed", "the seed is not a whole number, expected 0 to 2^64 - 1");
+    }
+    c.seed = seed_value;
+    c.d_model = r.size_value(r.require(config, "config", "d_model", "a size"), "config.d_model");
+    c.d_k = r.size_value(r.require(config, "config", "d_k", "a size"), "config.d_k");
+    c.d_v = r.size_value(r.require(config, "config", "d_v", "a size"), "config.d_v");
+    c.mask = mask_value(r, r.require(config, "config", "mask", "\"none\" or \"causal\""),
+                        "config.mask");
+    c.tokenizer = tokenizer_value(r, r.require(config, "config", "tokenizer", "the tokenizer"),
+                                  "config.tokenizer");
+
+    Input& in = out.input;
+    in.sentence = r.string_value(r.require(root, "", "sentence", "the sentence"), "sentence");
+    if (const Value* d = root.find("description")) {
+        in.description = r.string_value(*d, "description");
+    }
+    const Value& tokens = r.require(root, "", "tokens", "the tokens");
+    r.expect_type(tokens, "tokens", Type::array, "an array of strings");
+    for (std::size_t i = 0; i < tokens.items.size(); ++i) {
+        in.tokens.push_back(r.string_value(tokens.items[i], index("tokens", i)));
+    }
+    if (const Value* sources = root.find("sources")) {
+        const auto source = [&](std::string_view key) {
+            Source s;
+            const Value* v = sources->find(key);
+            if (v == nullptr || !v->is(Type::object)) {
+                return s;
+            }
+            const std::string where = child(child("sources", key), "kind");
+            if (const Value* kind = v->find("kind"); kind != nullptr &&
+                                                     r.string_value(*kind, where) == "file") {
+                s.kind = Source::Kind::file;
+            }
+            if (const Value* p = v->find("path")) {
+                s.path = r.string_value(*p, child(child("sources", key), "path"));
+            }
+            if (const Value* seeded = v->find("seeded_tokens"); seeded != nullptr && seeded->is(Type::array)) {
+                for (const auto& t : seeded->items) {
+                    s.seeded_tokens.push_back(t.text);
+                }
+            }
+            return s;
+        };
+        in.embeddings_source = source("embeddings");
+        in.weights_source = source("weights");
+    }
+    const Value& steps = r.require(root, "", "steps", "the steps");
+    r.expect_type(steps, "steps", Type::array, "an array of steps");
+    const auto step_values = [&](std::string_view id) -> Matrix {
+        for (std::size_t i = 0; i < steps.items.size(); ++i) {
+            const Value& s = steps.items[i];
+            const Value* sid = s.find("id");
+            if (s.is(Type::object) && sid != nullptr && sid->is(Type::string) && sid->text == id) {
+                const std::string where = index("steps", i);
+                return r.matrix(r.require(s, where, "values", "the step's values"),
+                                child(where, "values"));
+            }
+        }
+        r.fail(steps, "steps", fmt::format("there is no step \"{}\", expected one (the dump "
+                                           "holds every step)",
+                                           id));
+    };
+    in.x = step_values("embeddings");
+    in.weights = {step_values("W_Q"), step_values("W_K"), step_values("W_V")};
+    if (in.x.rows() != in.tokens.size()) {
+        r.fail(tokens, "tokens",
+               fmt::format("there are {} tokens but {} rows of embeddings, expected one row per "
+                           "token",
+                           in.tokens.size(), in.x.rows()));
+    }
+    return out;
+}
+
+}  // namespace attn
