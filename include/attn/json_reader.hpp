@@ -30,9 +30,9 @@ struct Value {
     Position position;
     bool boolean = false;
     double number = 0.0;
-    std::string text;  ///< a string's contents, or an integer number as written (exact)
-    std::vector<Value> items;                           ///< an array's elements
-    std::vector<std::pair<std::string, Value>> members; ///< an object's members, in order
+    std::string text;          ///< a string's contents, or an integer number as written (exact)
+    std::vector<Value> items;  ///< an array's elements
+    std::vector<std::pair<std::string, Value>> members;  ///< an object's members, in order
 
     /// The member called `key`, or nullptr.
     [[nodiscard]] const Value* find(std::string_view key) const noexcept;

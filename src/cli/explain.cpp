@@ -32,7 +32,6 @@ std::string trim(const std::string& s) {
     return s.substr(first, s.find_last_not_of(" \t") - first + 1);
 }
 
-
 std::uint64_t parse_seed(const std::string& text) {
     std::uint64_t seed = 0;
     const char* end = text.data() + text.size();
@@ -122,7 +121,9 @@ TextStyle to_style(const ExplainOptions& o, const Io& io) {
 
 }  // namespace
 
-InputSpec to_spec(const ExplainOptions& options) { return spec_of(options); }
+InputSpec to_spec(const ExplainOptions& options) {
+    return spec_of(options);
+}
 
 void configure_explain(CLI::App& app, ExplainOptions& o) {
     app.add_option("sentence", o.words, "The sentence to explain, in quotes or as several words")
@@ -135,9 +136,9 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                                    "Width of each token's embedding (1 to 4096; default 5, or "
                                    "the width in the files given)")
                         ->type_name("N");
-    auto* d_k = app.add_option("--d-k", o.d_k,
-                               "Width of each query and key vector (1 to 4096; default 3)")
-                    ->type_name("N");
+    auto* d_k =
+        app.add_option("--d-k", o.d_k, "Width of each query and key vector (1 to 4096; default 3)")
+            ->type_name("N");
     auto* d_v = app.add_option("--d-v", o.d_v,
                                "Width of each value vector and output row (1 to 4096; default 3)")
                     ->type_name("N");
@@ -145,19 +146,19 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                                 "none (default): every token sees every token; causal: a token "
                                 "sees only itself and the tokens before it")
                      ->type_name("none|causal");
-    auto* lowercase = app.add_flag(
-        "--lowercase", o.lowercase,
-        "Lowercase the sentence first, so 'The' and 'the' are the same token");
-    auto* chars = app.add_flag(
-        "--chars", o.chars,
-        "One token per character instead of words and punctuation (spaces dropped)");
+    auto* lowercase =
+        app.add_flag("--lowercase", o.lowercase,
+                     "Lowercase the sentence first, so 'The' and 'the' are the same token");
+    auto* chars =
+        app.add_flag("--chars", o.chars,
+                     "One token per character instead of words and punctuation (spaces dropped)");
     auto* embeddings = app.add_option("--embeddings", o.embeddings,
                                       "Read the token vectors from this JSON file "
                                       "(docs/json-format.md); tokens not in it are an error")
                            ->type_name("FILE");
-    auto* weights = app.add_option("--weights", o.weights,
-                                   "Read W_Q, W_K and W_V from this JSON file")
-                        ->type_name("FILE");
+    auto* weights =
+        app.add_option("--weights", o.weights, "Read W_Q, W_K and W_V from this JSON file")
+            ->type_name("FILE");
     auto* model = app.add_option("--model", o.model,
                                  "Read embeddings and weights (and optionally the sentence, "
                                  "mask and tokenizer) from one model file, e.g. "

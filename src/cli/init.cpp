@@ -3,8 +3,8 @@
 
 #include <ostream>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "attn/error.hpp"
 #include "attn/output_file.hpp"
@@ -19,8 +19,8 @@ std::string command_line(const InitOptions& o, const Config& c, const std::strin
     for (char ch : sentence) {
         cmd += ch == '"' ? std::string("\\\"") : std::string(1, ch);
     }
-    cmd += fmt::format("\" --seed {} --d-model {} --d-k {} --d-v {}", c.seed, c.d_model, c.d_k,
-                       c.d_v);
+    cmd +=
+        fmt::format("\" --seed {} --d-model {} --d-k {} --d-v {}", c.seed, c.d_model, c.d_k, c.d_v);
     if (c.mask != MaskKind::none) {
         cmd += fmt::format(" --mask {}", to_string(c.mask));
     }
@@ -34,8 +34,7 @@ std::string command_line(const InitOptions& o, const Config& c, const std::strin
 void configure_init(CLI::App& app, InitOptions& o) {
     ExplainOptions& in = o.input;
     app.add_option("sentence", in.words, "The sentence of the lesson")->type_name("SENTENCE");
-    app.add_option("--seed", in.seed, "Seed for the starting numbers (default 42)")
-        ->type_name("N");
+    app.add_option("--seed", in.seed, "Seed for the starting numbers (default 42)")->type_name("N");
     app.add_option("--d-model", in.d_model, "Width of each embedding (1 to 4096; default 5)")
         ->type_name("N");
     app.add_option("--d-k", in.d_k, "Width of each query and key (1 to 4096; default 3)")
@@ -45,10 +44,8 @@ void configure_init(CLI::App& app, InitOptions& o) {
         ->type_name("none|causal");
     app.add_flag("--lowercase", in.lowercase, "Lowercase the sentence (one vector for The/the)");
     app.add_flag("--chars", in.chars, "One token per character");
-    app.add_option("--description", o.description, "One line about the lesson")
-        ->type_name("TEXT");
-    app.add_option("-o,--output", o.output, "Write to FILE instead of stdout")
-        ->type_name("FILE");
+    app.add_option("--description", o.description, "One line about the lesson")->type_name("TEXT");
+    app.add_option("-o,--output", o.output, "Write to FILE instead of stdout")->type_name("FILE");
     app.add_flag("--force", o.force, "Replace FILE if it exists");
     app.footer(R"(Writes a model file (JSON with // comments) holding seeded embeddings for each
 distinct token of the sentence and seeded W_Q, W_K, W_V, for you to edit. Read it back with
@@ -82,8 +79,8 @@ int run_init(const InitOptions& o, Io& io) {
     AtomicFile file(o.output);
     file.write(text);
     file.commit();
-    io.err << "attn: wrote " << o.output << "; explain it with: attn explain --model "
-           << o.output << '\n';
+    io.err << "attn: wrote " << o.output << "; explain it with: attn explain --model " << o.output
+           << '\n';
     return 0;
 }
 

@@ -29,7 +29,7 @@ std::string shown(char c) {
 }
 
 class Parser {
-public:
+  public:
     Parser(std::string_view text, std::string_view file) : text_(text), file_(file) {}
 
     Value document() {
@@ -46,7 +46,7 @@ public:
         return v;
     }
 
-private:
+  private:
     [[nodiscard]] bool at_end() const { return pos_ >= text_.size(); }
     [[nodiscard]] char peek() const { return text_[pos_]; }
 
@@ -84,8 +84,8 @@ private:
                 const Position start = here();
                 advance();
                 advance();
-                while (!at_end() && !(peek() == '*' && pos_ + 1 < text_.size() &&
-                                      text_[pos_ + 1] == '/')) {
+                while (!at_end() &&
+                       !(peek() == '*' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/')) {
                     advance();
                 }
                 if (at_end()) {
@@ -162,7 +162,8 @@ private:
         while (true) {
             skip_space();
             if (at_end()) {
-                fail("the end of the file inside an object", "a key and } (is the file cut short?)");
+                fail("the end of the file inside an object",
+                     "a key and } (is the file cut short?)");
             }
             if (peek() != '"') {
                 fail(shown(peek()), peek() == '}' ? "another key after the comma (JSON allows no "
@@ -273,14 +274,30 @@ private:
                 const char e = peek();
                 advance();
                 switch (e) {
-                    case '"': out += '"'; break;
-                    case '\\': out += '\\'; break;
-                    case '/': out += '/'; break;
-                    case 'b': out += '\b'; break;
-                    case 'f': out += '\f'; break;
-                    case 'n': out += '\n'; break;
-                    case 'r': out += '\r'; break;
-                    case 't': out += '\t'; break;
+                    case '"':
+                        out += '"';
+                        break;
+                    case '\\':
+                        out += '\\';
+                        break;
+                    case '/':
+                        out += '/';
+                        break;
+                    case 'b':
+                        out += '\b';
+                        break;
+                    case 'f':
+                        out += '\f';
+                        break;
+                    case 'n':
+                        out += '\n';
+                        break;
+                    case 'r':
+                        out += '\r';
+                        break;
+                    case 't':
+                        out += '\t';
+                        break;
                     case 'u': {
                         unsigned cp = hex4();
                         if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -365,7 +382,8 @@ private:
         }
         const std::string_view literal = text_.substr(begin, pos_ - begin);
         double value = 0.0;
-        const auto [ptr, ec] = std::from_chars(literal.data(), literal.data() + literal.size(), value);
+        const auto [ptr, ec] =
+            std::from_chars(literal.data(), literal.data() + literal.size(), value);
         if (ec == std::errc::result_out_of_range) {
             // too small for a double: it is zero; too large: it would be infinity
             const bool all_zero_int =
@@ -403,17 +421,25 @@ const Value* Value::find(std::string_view key) const noexcept {
 
 std::string_view describe(Value::Type type) noexcept {
     switch (type) {
-        case Value::Type::null: return "null";
-        case Value::Type::boolean: return "a boolean";
-        case Value::Type::number: return "a number";
-        case Value::Type::string: return "a string";
-        case Value::Type::array: return "an array";
-        case Value::Type::object: return "an object";
+        case Value::Type::null:
+            return "null";
+        case Value::Type::boolean:
+            return "a boolean";
+        case Value::Type::number:
+            return "a number";
+        case Value::Type::string:
+            return "a string";
+        case Value::Type::array:
+            return "an array";
+        case Value::Type::object:
+            return "an object";
     }
     return "a value";
 }
 
-Value parse(std::string_view text, std::string_view file) { return Parser(text, file).document(); }
+Value parse(std::string_view text, std::string_view file) {
+    return Parser(text, file).document();
+}
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {
     struct stat st {};
@@ -428,11 +454,11 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
                     fmt::format("cannot read {}: it is a directory, expected a JSON file", path));
     }
     if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
-        throw Error(ErrorKind::input,
-                    fmt::format("{} is {:.1f} MiB, expected at most {} MiB (attn's limit for an "
-                                "input file)",
-                                path, static_cast<double>(st.st_size) / 1048576.0,
-                                max_bytes >> 20U));
+        throw Error(
+            ErrorKind::input,
+            fmt::format("{} is {:.1f} MiB, expected at most {} MiB (attn's limit for an "
+                        "input file)",
+                        path, static_cast<double>(st.st_size) / 1048576.0, max_bytes >> 20U));
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -458,8 +484,7 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
         text.erase(0, 3);  // a UTF-8 byte order mark, as some Windows editors write
     }
     if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-        throw Error(ErrorKind::input,
-                    fmt::format("{} is empty, expected a JSON object", path));
+        throw Error(ErrorKind::input, fmt::format("{} is empty, expected a JSON object", path));
     }
     return text;
 }

@@ -91,12 +91,13 @@ std::string option_for(std::string_view schema) {
 }
 
 class Reader {
-public:
+  public:
     explicit Reader(std::string path) : path_(std::move(path)) {}
 
     [[nodiscard]] const std::string& path() const { return path_; }
 
-    [[noreturn]] void fail(const Value& at, const std::string& where, const std::string& what) const {
+    [[noreturn]] void fail(const Value& at, const std::string& where,
+                           const std::string& what) const {
         throw Error(ErrorKind::input,
                     fmt::format("{}:{}:{}: {}{}{}", path_, at.position.line, at.position.column,
                                 where, where.empty() ? "" : ": ", what));
@@ -105,8 +106,9 @@ public:
     Value document(std::string_view schema, std::string_view expected) const {
         Value root = json::parse(json::read_file(path_, json::max_input_bytes), path_);
         if (!root.is(Type::object)) {
-            fail(root, "", fmt::format("the file holds {}, expected a JSON object ({})",
-                                       json::describe(root.type), expected));
+            fail(root, "",
+                 fmt::format("the file holds {}, expected a JSON object ({})",
+                             json::describe(root.type), expected));
         }
         const auto kind = looks_like(root);
         if (!kind.empty() && kind != schema) {
@@ -125,8 +127,9 @@ public:
             if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
                 const auto near = nearest(key, allowed);
                 fail(value, child(where, key),
-                     fmt::format("unknown key \"{}\", expected one of: {}{}", key, list(allowed, ", "),
-                                 near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near.front())));
+                     fmt::format(
+                         "unknown key \"{}\", expected one of: {}{}", key, list(allowed, ", "),
+                         near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near.front())));
             }
         }
     }
@@ -144,8 +147,9 @@ public:
     void expect_type(const Value& v, const std::string& where, Type type,
                      std::string_view expected) const {
         if (!v.is(type)) {
-            fail(v, where, fmt::format("{} is {}{}, expected {}", last_segment(where),
-                                       json::describe(v.type), sample(v), expected));
+            fail(v, where,
+                 fmt::format("found {}{}, expected {}", json::describe(v.type), sample(v),
+                             expected));
         }
     }
 
@@ -165,8 +169,9 @@ public:
         const auto [ptr, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), n);
         if (v.text.empty() || ec != std::errc() || ptr != v.text.data() + v.text.size() || n < 1 ||
             n > max_width) {
-            fail(v, where, fmt::format("{} is {}, expected a whole number from 1 to {}",
-                                       last_segment(where), format_plain(v), max_width));
+            fail(v, where,
+                 fmt::format("found {}, expected a whole number from 1 to {}", format_plain(v),
+                             max_width));
         }
         return n;
     }
@@ -175,8 +180,7 @@ public:
     std::vector<double> numbers(const Value& v, const std::string& where) const {
         expect_type(v, where, Type::array, "an array of numbers");
         if (v.items.empty()) {
-            fail(v, where, fmt::format("{} is empty, expected at least one number",
-                                       last_segment(where)));
+            fail(v, where, "found an empty array, expected at least one number");
         }
         std::vector<double> out;
         out.reserve(v.items.size());
@@ -184,8 +188,8 @@ public:
             const Value& item = v.items[i];
             if (!item.is(Type::number)) {
                 fail(item, index(where, i),
-                     fmt::format("{} is {}{}, expected a number{}", last_segment(index(where, i)),
-                                 json::describe(item.type), sample(item),
+                     fmt::format("found {}{}, expected a number{}", json::describe(item.type),
+                                 sample(item),
                                  item.is(Type::string) ? " (write numbers without quotes)" : ""));
             }
             out.push_back(item.number);
@@ -197,7 +201,7 @@ public:
     Matrix matrix(const Value& v, const std::string& where) const {
         expect_type(v, where, Type::array, "an array of rows, e.g. [[1, 0], [0, 1]]");
         if (v.items.empty()) {
-            fail(v, where, fmt::format("{} is empty, expected at least one row", where));
+            fail(v, where, "the matrix is empty, expected at least one row");
         }
         const auto first = numbers(v.items[0], index(where, 0));
         Matrix m(v.items.size(), first.size());
@@ -225,8 +229,8 @@ public:
             table.case_insensitive = bool_value(*ci, child(where, "case_insensitive"));
         }
         const std::string vectors_path = child(where, "vectors");
-        const Value& vectors = require(obj, where, "vectors",
-                                       "\"vectors\": {\"token\": [numbers], ...}");
+        const Value& vectors =
+            require(obj, where, "vectors", "\"vectors\": {\"token\": [numbers], ...}");
         expect_type(vectors, vectors_path, Type::object,
                     "an object of token: [numbers], e.g. {\"book\": [0.8, -0.5]}");
         if (vectors.members.empty()) {
@@ -258,7 +262,8 @@ public:
             std::copy(row.begin(), row.end(), table.vectors.row(i).begin());
             table.tokens.push_back(token);
             if (table.case_insensitive) {
-                const auto [it, inserted] = folded.emplace(fold_case(token), std::pair{token, &value});
+                const auto [it, inserted] =
+                    folded.emplace(fold_case(token), std::pair{token, &value});
                 if (!inserted) {
                     fail(value, token_path,
                          fmt::format("\"{}\" and \"{}\" (line {}) are the same token when "
@@ -299,10 +304,7 @@ public:
         return w;
     }
 
-private:
-    static std::string last_segment(const std::string& where) {
-        return where.empty() ? "the value" : where;
-    }
+  private:
     static std::string format_plain(const Value& v) {
         return v.text.empty() ? fmt::format("{}", v.number) : v.text;
     }
@@ -336,7 +338,8 @@ MaskKind mask_value(const Reader& r, const Value& v, const std::string& where) {
 }
 
 TokenizerOptions tokenizer_value(const Reader& r, const Value& v, const std::string& where) {
-    r.expect_type(v, where, Type::object, "{\"mode\": \"words\" or \"chars\", \"lowercase\": bool}");
+    r.expect_type(v, where, Type::object,
+                  "{\"mode\": \"words\" or \"chars\", \"lowercase\": bool}");
     r.check_keys(v, where, {"mode", "lowercase"});
     TokenizerOptions t;
     if (const Value* mode = v.find("mode")) {
@@ -363,8 +366,8 @@ std::size_t edit_distance(const std::u32string& a, const std::u32string& b) {
     for (std::size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j) {
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1,
-                               prev[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U)});
+            cur[j] = std::min(
+                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U)});
         }
         std::swap(prev, cur);
     }
@@ -382,15 +385,13 @@ std::u32string code_points(std::string_view s) {
     return out;
 }
 
-void check_sizes_agree(std::string_view what, std::size_t from_file, const std::string& file,
-                       std::string_view file_what, const std::optional<std::size_t>& flag,
-                       std::string_view option) {
+// An explicit --d-model (or --d-k, --d-v) must agree with the size a file decides.
+void check_sizes_agree(std::string_view option, const std::optional<std::size_t>& flag,
+                       std::size_t from_file, const std::string& what_in_file) {
     if (flag && *flag != from_file) {
         throw Error(ErrorKind::usage,
-                    fmt::format("{} {} disagrees with {}: {} {}, expected {} = {} or no {} "
-                                "(the size comes from the file)",
-                                option, *flag, file, file_what, from_file, what, from_file,
-                                option));
+                    fmt::format("{} is {}, but {}; expected {} {} or no {} (the file decides it)",
+                                option, *flag, what_in_file, option, from_file, option));
     }
 }
 
@@ -509,8 +510,9 @@ ModelFile read_model(const std::string& path) {
     const Reader r(path);
     const Value root =
         r.document("attn.model", "a model file: {\"embeddings\": {...}, \"weights\": {...}}");
-    r.check_keys(root, "", {"schema", "description", "sentence", "mask", "tokenizer",
-                            "embeddings", "weights"});
+    r.check_keys(
+        root, "",
+        {"schema", "description", "sentence", "mask", "tokenizer", "embeddings", "weights"});
     ModelFile m;
     m.path = path;
     if (const Value* v = root.find("description")) {
@@ -573,8 +575,8 @@ Loaded load_input(const InputSpec& spec) {
 
     if (table) {
         c.d_model = table->vectors.cols();
-        check_sizes_agree("d_model", c.d_model, table->path, "its vectors have", spec.d_model,
-                          "--d-model");
+        check_sizes_agree("--d-model", spec.d_model, c.d_model,
+                          fmt::format("the vectors in {} have {} numbers", table->path, c.d_model));
     }
     if (weights) {
         if (table && weights->w_q.rows() != c.d_model) {
@@ -586,10 +588,12 @@ Loaded load_input(const InputSpec& spec) {
         c.d_model = weights->w_q.rows();
         c.d_k = weights->w_q.cols();
         c.d_v = weights->w_v.cols();
-        check_sizes_agree("d_model", c.d_model, weights_path, "W_Q has rows:", spec.d_model,
-                          "--d-model");
-        check_sizes_agree("d_k", c.d_k, weights_path, "W_Q has columns:", spec.d_k, "--d-k");
-        check_sizes_agree("d_v", c.d_v, weights_path, "W_V has columns:", spec.d_v, "--d-v");
+        check_sizes_agree("--d-model", spec.d_model, c.d_model,
+                          fmt::format("W_Q in {} has {} rows", weights_path, c.d_model));
+        check_sizes_agree("--d-k", spec.d_k, c.d_k,
+                          fmt::format("W_Q in {} has {} columns", weights_path, c.d_k));
+        check_sizes_agree("--d-v", spec.d_v, c.d_v,
+                          fmt::format("W_V in {} has {} columns", weights_path, c.d_v));
     } else {
         c.d_k = spec.d_k.value_or(c.d_k);
         c.d_v = spec.d_v.value_or(c.d_v);
@@ -657,8 +661,8 @@ Loaded read_dump(const std::string& path) {
     c.d_model = r.size_value(r.require(config, "config", "d_model", "a size"), "config.d_model");
     c.d_k = r.size_value(r.require(config, "config", "d_k", "a size"), "config.d_k");
     c.d_v = r.size_value(r.require(config, "config", "d_v", "a size"), "config.d_v");
-    c.mask = mask_value(r, r.require(config, "config", "mask", "\"none\" or \"causal\""),
-                        "config.mask");
+    c.mask =
+        mask_value(r, r.require(config, "config", "mask", "\"none\" or \"causal\""), "config.mask");
     c.tokenizer = tokenizer_value(r, r.require(config, "config", "tokenizer", "the tokenizer"),
                                   "config.tokenizer");
 
@@ -680,14 +684,15 @@ Loaded read_dump(const std::string& path) {
                 return s;
             }
             const std::string where = child(child("sources", key), "kind");
-            if (const Value* kind = v->find("kind"); kind != nullptr &&
-                                                     r.string_value(*kind, where) == "file") {
+            if (const Value* kind = v->find("kind");
+                kind != nullptr && r.string_value(*kind, where) == "file") {
                 s.kind = Source::Kind::file;
             }
             if (const Value* p = v->find("path")) {
                 s.path = r.string_value(*p, child(child("sources", key), "path"));
             }
-            if (const Value* seeded = v->find("seeded_tokens"); seeded != nullptr && seeded->is(Type::array)) {
+            if (const Value* seeded = v->find("seeded_tokens");
+                seeded != nullptr && seeded->is(Type::array)) {
                 for (const auto& t : seeded->items) {
                     s.seeded_tokens.push_back(t.text);
                 }
@@ -709,9 +714,10 @@ Loaded read_dump(const std::string& path) {
                                 child(where, "values"));
             }
         }
-        r.fail(steps, "steps", fmt::format("there is no step \"{}\", expected one (the dump "
-                                           "holds every step)",
-                                           id));
+        r.fail(steps, "steps",
+               fmt::format("there is no step \"{}\", expected one (the dump "
+                           "holds every step)",
+                           id));
     };
     in.x = step_values("embeddings");
     in.weights = {step_values("W_Q"), step_values("W_K"), step_values("W_V")};

@@ -37,12 +37,13 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
     out += "// An attn model file: the numbers of one lesson, ready to edit.\n";
     out += fmt::format("// Made by: {}\n", command);
     out += "// Run it with:  attn explain --model THIS-FILE\n";
-    out += "// Lines starting with // are comments; the rest is JSON. Format: docs/json-format.md\n";
+    out +=
+        "// Lines starting with // are comments; the rest is JSON. Format: docs/json-format.md\n";
     out += "{\n";
     out += "  \"schema\": \"attn.model\",\n";
     out += "  \"description\": ";
-    json_text::append_string(out, in.description.empty() ? "A starter lesson with seeded numbers"
-                                                         : in.description);
+    json_text::append_string(
+        out, in.description.empty() ? "A starter lesson with seeded numbers" : in.description);
     out += ",\n  // used when attn explain is given no sentence\n  \"sentence\": ";
     json_text::append_string(out, in.sentence);
     out += fmt::format(",\n  \"mask\": \"{}\",\n", to_string(c.mask));
@@ -51,9 +52,10 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
     out += "  \"embeddings\": {\n";
     out += "    // true: look tokens up ignoring case, so \"The\" finds \"the\"\n";
     out += "    \"case_insensitive\": false,\n";
-    out += fmt::format("    // one vector of d_model = {} numbers per token; add a line for every "
-                       "new word\n",
-                       c.d_model);
+    out += fmt::format(
+        "    // one vector of d_model = {} numbers per token; add a line for every "
+        "new word\n",
+        c.d_model);
     out += "    \"vectors\": {\n";
     std::vector<std::string> seen;
     for (std::size_t i = 0; i < in.tokens.size(); ++i) {
@@ -68,9 +70,10 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
     }
     out += "\n    }\n  },\n";
     out += "  \"weights\": {\n";
-    out += fmt::format("    // W_Q and W_K: d_model × d_k = {} × {}; one row per embedding "
-                       "dimension\n",
-                       c.d_model, c.d_k);
+    out += fmt::format(
+        "    // W_Q and W_K: d_model × d_k = {} × {}; one row per embedding "
+        "dimension\n",
+        c.d_model, c.d_k);
     out += "    \"W_Q\": ";
     matrix(out, "    ", in.weights.w_q);
     out += ",\n    \"W_K\": ";

@@ -21,7 +21,6 @@ std::string join_indices(const std::vector<std::size_t>& indices) {
     return out;
 }
 
-
 bool same_text(const Trace& t, const std::vector<std::size_t>& group) {
     return std::all_of(group.begin(), group.end(),
                        [&](std::size_t i) { return t.tokens[i] == t.tokens[group.front()]; });
@@ -51,9 +50,10 @@ std::string source_text(const Source& source, std::uint64_t seed, std::string_vi
             for (const auto& t : source.seeded_tokens) {
                 quoted_tokens.push_back(quoted(t));
             }
-            out += fmt::format(" ({} not in it and seeded from --seed {}, as --unknown random "
-                               "asks)",
-                               join_list(quoted_tokens), seed);
+            out += fmt::format(
+                " ({} not in it and seeded from --seed {}, as --unknown random "
+                "asks)",
+                join_list(quoted_tokens), seed);
         }
         return out;
     }
@@ -137,13 +137,17 @@ std::vector<std::string> summary(const Trace& t) {
     lines.push_back("numbers   embeddings " +
                     source_text(t.embeddings_source, c.seed, " and each token's text") +
                     "; weights " + source_text(t.weights_source, c.seed, ""));
-    if (t.embeddings_source.kind == Source::Kind::seeded ||
-        t.weights_source.kind == Source::Kind::seeded ||
-        !t.embeddings_source.seeded_tokens.empty()) {
+    const bool x_seeded = t.embeddings_source.kind == Source::Kind::seeded ||
+                          !t.embeddings_source.seeded_tokens.empty();
+    const bool w_seeded = t.weights_source.kind == Source::Kind::seeded;
+    if (x_seeded || w_seeded) {
+        const std::string what = x_seeded && w_seeded ? "N(0, 1) for X and N(0, 1/d_model) for W"
+                                 : x_seeded           ? "N(0, 1) for X"
+                                                      : "N(0, 1/d_model) for W";
         lines.push_back(fmt::format(
-            "          (seeded numbers are N(0, 1) for X and N(0, 1/d_model) for W, rounded to "
-            "two decimals; the same --seed {} gives the same numbers on every machine)",
-            c.seed));
+            "          (seeded numbers are {}, rounded to two decimals; the same --seed {} gives "
+            "the same numbers on every machine)",
+            what, c.seed));
     }
     return lines;
 }

@@ -2,7 +2,8 @@
 # End-to-end error test: attn must exit with CODE, print nothing on stdout, and print
 # "attn: error:" and MESSAGE (a fixed string) on stderr. When an existing --json output file
 # is named in the arguments it must be left exactly as it was. In ARG, @EXISTING@ stands for
-# such a file and @EMPTY@ for an empty argument (CMake drops empty strings from a command).
+# such a file, @EMPTY@ for an empty argument (CMake drops empty strings from a command) and
+# @HUGE@ for a 300 MiB file (sparse: it takes no disk space).
 #   usage: expect_error.sh ATTN CODE MESSAGE [ARG...]
 set -u
 attn=$1
@@ -16,6 +17,9 @@ args=()
 for a in "$@"; do
     if [ "$a" = "@EMPTY@" ]; then
         args+=("")
+    elif [ "$a" = "@HUGE@" ]; then
+        truncate -s 300M "$dir/huge.json"
+        args+=("$dir/huge.json")
     else
         args+=("${a//@EXISTING@/$dir/existing.json}")
     fi
@@ -39,6 +43,7 @@ fi
 if [ "$(cat "$dir/existing.json")" != "precious" ]; then
     echo "FAIL: the existing output file was changed"; ok=0
 fi
+rm -f "$dir/huge.json"
 if [ "$(ls -A "$dir" | wc -l)" -ne 3 ]; then
     echo "FAIL: files were left behind:"; ls -A "$dir"; ok=0
 fi

@@ -1,0 +1,115 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "attn/error.hpp"
+#include "attn/json_reader.hpp"
+
+using attn::json::parse;
+using Type = attn::json::Value::Type;
+
+namespace {
+
+std::string error_of(std::string_view text) {
+    try {
+        (void)parse(text, "f.json");
+    } catch (const attn::Error& e) {
+        CHECK(e.exit_code() == 2);
+        return e.what();
+    }
+    FAIL("no error for: " << text);
+    return {};
+}
+
+// Our reader and nlohmann/json must agree on every value of a valid document.
+bool same(const attn::json::Value& ours, const nlohmann::json& theirs) {
+    switch (ours.type) {
+        case Type::null: return theirs.is_null();
+        case Type::boolean: return theirs.is_boolean() && theirs.get<bool>() == ours.boolean;
+        case Type::number: return theirs.is_number() && theirs.get<double>() == ours.number;
+        case Type::string: return theirs.is_string() && theirs.get<std::string>() == ours.text;
+        case Type::array:
+            if (!theirs.is_array() || theirs.size() != ours.items.size()) {
+                return false;
+            }
+            for (std::size_t i = 0; i < ours.items.size(); ++i) {
+                if (!same(ours.items[i], theirs[i])) {
+                    return false;
+                }
+            }
+            return true;
+        case Type::object:
+            if (!theirs.is_object() || theirs.size() != ours.members.size()) {
+                return false;
+            }
+            for (const auto& [k, v] : ours.members) {
+                if (!theirs.contains(k) || !same(v, theirs[k])) {
+                    return false;
+                }
+            }
+            return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("json reader: values, positions and comments", "[json]") {
+    const auto v = parse("// head\n{\n  \"a\": [1, -2.5e3, true, null],\n  /* b */ \"b\": \"x\\u00e9\\n\"\n}",
+                         "f.json");
+    REQUIRE(v.is(Type::object));
+    CHECK(v.position.line == 2);
+    const auto* a = v.find("a");
+    REQUIRE(a != nullptr);
+    CHECK(a->position.line == 3);
+    CHECK(a->position.column == 8);
+    CHECK(a->items[1].number == -2500.0);
+    CHECK(a->items[1].position.column == 12);
+    CHECK(a->items[2].boolean);
+    CHECK(a->items[3].is(Type::null));
+    CHECK(v.find("b")->text == "xé\n");
+    CHECK(v.find("c") == nullptr);
+    // integers keep their exact text (seeds above 2^53)
+    CHECK(parse("[18446744073709551615]", "f").items[0].text == "18446744073709551615");
+    // columns count characters, not bytes
+    CHECK(parse("{\"é\": 1}", "f").find("é")->position.column == 7);
+}
+
+TEST_CASE("json reader: agrees with nlohmann/json on valid documents", "[json]") {
+    for (const char* doc : {
+             R"({"x": [1, 2.5, -0.0, 1e-300, 123456789012, "s", "\"\\\/\b\f\n\r\t", {}, []]})",
+             R"([[0.1, 0.2], [0.30000000000000004, 5e-324], [1.7976931348623157e308]])",
+             R"({"emoji": "\ud83d\ude00 🙂", "nested": {"a": {"b": [true, false, null]}}})",
+             "  \"just a string\"  ",
+             "42",
+         }) {
+        INFO(doc);
+        CHECK(same(parse(doc, "f"), nlohmann::json::parse(doc)));
+    }
+}
+
+TEST_CASE("json reader: syntax errors name the place, what was found and what was expected",
+          "[json]") {
+    CHECK(error_of("{\"a\": [1, 2,, 3]}") ==
+          "f.json:1:13: not JSON: ',', expected a value (a number, a string in double quotes, "
+          "[, {, true, false or null)");
+    CHECK_THAT(error_of("{\"a\": 1,\n}"), Catch::StartsWith("f.json:2:1: not JSON: '}'") &&
+                                              Catch::Contains("no trailing comma"));
+    CHECK_THAT(error_of("[1, 2"), Catch::Contains("cut short"));
+    CHECK_THAT(error_of("{\"a\": 1, \"a\": 2}"),
+               Catch::StartsWith("f.json:1:10:") && Catch::Contains("the key \"a\" a second time"));
+    CHECK_THAT(error_of("[1e999]"), Catch::Contains("overflows to infinity"));
+    CHECK(parse("[1e-999]", "f").items[0].number == 0.0);
+    CHECK_THAT(error_of("[01]"), Catch::Contains("leading zero"));
+    CHECK_THAT(error_of("[1.]"), Catch::Contains("a digit after the decimal point"));
+    CHECK_THAT(error_of("[NaN]"), Catch::Contains("'N'"));
+    CHECK_THAT(error_of("[tru]"), Catch::Contains("'t'"));
+    CHECK_THAT(error_of("\"\\ud800\""), Catch::Contains("surrogate"));
+    CHECK_THAT(error_of("\"\\x\""), Catch::Contains("the escape \\x"));
+    CHECK_THAT(error_of("\"a\nb\""), Catch::Contains("a line break inside a string"));
+    CHECK_THAT(error_of("\"caf\xE9\""), Catch::Contains("byte 0xE9, which is not UTF-8"));
+    CHECK_THAT(error_of("{} {}"), Catch::Contains("after the end of the JSON value"));
+    CHECK_THAT(error_of("/* open"), Catch::Contains("never closed"));
+    CHECK_THAT(error_of(std::string(100, '[') + std::string(100, ']')),
+               Catch::Contains("more than 64 levels"));
+    CHECK_THAT(error_of(""), Catch::Contains("no JSON value"));
+}

@@ -1,0 +1,219 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+
+#include "attn/error.hpp"
+#include "attn/model_file.hpp"
+#include "attn/render.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string inputs = ATTN_SOURCE_DIR "/tests/inputs/";
+const std::string examples = ATTN_SOURCE_DIR "/data/examples/";
+
+std::string error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const attn::Error& e) {
+        return e.what();
+    }
+    FAIL("no error");
+    return {};
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+    const auto path = fs::temp_directory_path() / ("attn-" + std::to_string(::getpid()) + "-" + name);
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+}  // namespace
+
+TEST_CASE("model files: embeddings, weights and a commented model", "[files]") {
+    const auto table = attn::read_embeddings(inputs + "good/vectors5.json");
+    CHECK(table.tokens == std::vector<std::string>{"This", "is", "book"});
+    CHECK(table.vectors.rows() == 3);
+    CHECK(table.vectors(0, 4) == 0.7);
+    CHECK_FALSE(table.case_insensitive);
+    const auto w = attn::read_weights(inputs + "good/weights5x3.json");
+    CHECK(w.w_q.rows() == 5);
+    CHECK(w.w_q.cols() == 3);
+    CHECK(w.w_v.cols() == 2);
+    CHECK(w.w_k(4, 2) == 0.3);
+    const auto m = attn::read_model(inputs + "good/commented.json");
+    CHECK(m.sentence == "This is book");
+    REQUIRE(m.embeddings.has_value());
+    CHECK(m.embeddings->case_insensitive);
+    CHECK_FALSE(m.weights.has_value());
+}
+
+TEST_CASE("load_input: files decide the sizes, seeds fill the rest", "[files]") {
+    attn::InputSpec spec;
+    spec.sentence = "This is book";
+    spec.embeddings_path = inputs + "good/vectors5.json";
+    auto loaded = attn::load_input(spec);
+    CHECK(loaded.config.d_model == 5);
+    CHECK(loaded.config.d_k == 3);
+    CHECK(loaded.input.x(2, 0) == 0.8);
+    CHECK(loaded.input.embeddings_source.kind == attn::Source::Kind::file);
+    CHECK(loaded.input.weights_source.kind == attn::Source::Kind::seeded);
+    CHECK(loaded.input.weights.w_q.rows() == 5);
+
+    spec.weights_path = inputs + "good/weights5x3.json";
+    loaded = attn::load_input(spec);
+    CHECK(loaded.config.d_v == 2);
+    CHECK(loaded.input.weights_source.path == inputs + "good/weights5x3.json");
+
+    // case-insensitive lookup finds "This" under "this"; the model gives the sentence
+    attn::InputSpec commented;
+    commented.model_path = inputs + "good/commented.json";
+    loaded = attn::load_input(commented);
+    CHECK(loaded.input.tokens == std::vector<std::string>{"This", "is", "book"});
+    CHECK(loaded.input.x(0, 0) == 1.0);
+    CHECK(loaded.config.d_model == 2);
+}
+
+TEST_CASE("load_input: missing tokens are listed with the nearest spellings", "[files]") {
+    attn::InputSpec spec;
+    spec.sentence = "This iz a bok, a";
+    spec.embeddings_path = inputs + "good/vectors5.json";
+    const auto message = error_of([&] { (void)attn::load_input(spec); });
+    CHECK_THAT(message, Catch::Contains("4 tokens of the sentence are not in the embeddings"));
+    CHECK_THAT(message, Catch::Contains("'iz' (token 1): did you mean 'is'?"));
+    CHECK_THAT(message, Catch::Contains("'a' (tokens 2 and 5): no similar token in the file"));
+    CHECK_THAT(message, Catch::Contains("'bok' (token 3): did you mean 'book'?"));
+    CHECK_THAT(message, Catch::Contains("--unknown random"));
+
+    spec.sentence = "this is BOOK";
+    CHECK_THAT(error_of([&] { (void)attn::load_input(spec); }),
+               Catch::Contains("did you mean 'This'?") &&
+                   Catch::Contains("\"case_insensitive\": true when only the case differs"));
+
+    spec.sentence = "This iz book iz";
+    spec.unknown = attn::UnknownTokens::random;
+    const auto loaded = attn::load_input(spec);
+    CHECK(loaded.input.embeddings_source.seeded_tokens == std::vector<std::string>{"iz"});
+    CHECK(std::ranges::equal(loaded.input.x.row(1), loaded.input.x.row(3)));
+    CHECK(loaded.input.x(2, 0) == 0.8);
+}
+
+TEST_CASE("load_input: sizes that disagree are errors naming both sides", "[files]") {
+    attn::InputSpec spec;
+    spec.sentence = "This is book";
+    spec.embeddings_path = inputs + "good/vectors5.json";
+    spec.weights_path = inputs + "bad/rows-4.json";
+    CHECK_THAT(error_of([&] { (void)attn::load_input(spec); }),
+               Catch::Contains("W_Q has 4 rows, expected d_model = 5 (the width of the vectors "
+                               "in") &&
+                   Catch::Contains("vectors5.json"));
+    spec.weights_path.reset();
+    spec.d_model = 8;
+    CHECK_THAT(error_of([&] { (void)attn::load_input(spec); }),
+               Catch::Contains("--d-model is 8, but the vectors in") &&
+                   Catch::Contains("have 5 numbers; expected --d-model 5 or no --d-model"));
+    attn::InputSpec no_sentence;
+    no_sentence.embeddings_path = inputs + "good/vectors5.json";
+    CHECK_THAT(error_of([&] { (void)attn::load_input(no_sentence); }),
+               Catch::Contains("the sentence is empty or missing"));
+}
+
+TEST_CASE("every example in data/examples loads and runs", "[files][examples]") {
+    std::size_t n = 0;
+    for (const auto& entry : fs::directory_iterator(examples)) {
+        if (entry.path().extension() != ".json") {
+            continue;
+        }
+        INFO(entry.path());
+        attn::InputSpec spec;
+        spec.model_path = entry.path().string();
+        const auto loaded = attn::load_input(spec);
+        const auto trace = attn::explain(loaded.input, loaded.config);
+        CHECK(trace.embeddings_source.kind == attn::Source::Kind::file);
+        CHECK(trace.weights_source.kind == attn::Source::Kind::file);
+        CHECK_FALSE(trace.description.empty());
+        ++n;
+    }
+    CHECK(n == 5);
+}
+
+TEST_CASE("the worked examples teach what their README says", "[files][examples]") {
+    attn::InputSpec spec;
+    spec.model_path = examples + "he-took-the-hat.json";
+    auto loaded = attn::load_input(spec);
+    const auto hat = attn::explain(loaded.input, loaded.config);
+    // "it" (token 6) attends most to "hat" (token 3)
+    const auto it_row = hat.attention.row(6);
+    CHECK(std::max_element(it_row.begin(), it_row.end()) - it_row.begin() == 3);
+
+    spec.model_path = examples + "integer-3x4.json";
+    loaded = attn::load_input(spec);
+    const auto integer = attn::explain(loaded.input, loaded.config);
+    CHECK(integer.scores == attn::Matrix{{2, 4, 4}, {4, 16, 12}, {4, 12, 10}});
+
+    spec.model_path = examples + "the-cat-sat.json";
+    loaded = attn::load_input(spec);
+    const auto cat = attn::explain(loaded.input, loaded.config);
+    CHECK(cat.config.mask == attn::MaskKind::causal);
+    CHECK(cat.config.d_model == 8);
+    CHECK(cat.identical_embeddings == std::vector<std::vector<std::size_t>>{{0, 4}});
+    CHECK(cat.identical_outputs.empty());
+}
+
+TEST_CASE("a dump read back reproduces the run exactly", "[files][dump]") {
+    attn::InputSpec spec;
+    spec.sentence = "The cat sat on the mat";
+    spec.lowercase = true;
+    spec.mask = attn::MaskKind::causal;
+    spec.seed = 18446744073709551615ULL;  // above 2^53: must survive the round trip exactly
+    spec.embeddings_path = inputs + "good/vectors5.json";
+    spec.unknown = attn::UnknownTokens::random;
+    const auto loaded = attn::load_input(spec);
+    const auto trace = attn::explain(loaded.input, loaded.config);
+    const std::string dump = attn::render_json(trace);
+    const auto path = temp_file("dump.json", dump);
+    const auto replayed = attn::read_dump(path);
+    fs::remove(path);
+    const auto again = attn::explain(replayed.input, replayed.config);
+    CHECK(again.config.seed == 18446744073709551615ULL);
+    CHECK(attn::render_json(again) == dump);
+    attn::TextStyle style;
+    CHECK(attn::render_text(again, style) == attn::render_text(trace, style));
+}
+
+TEST_CASE("a dump of another schema version is refused", "[files][dump]") {
+    const auto path = temp_file("v2.json", R"({"schema": "attn.trace", "schema_version": 2})");
+    CHECK_THAT(error_of([&] { (void)attn::read_dump(path); }),
+               Catch::Contains("schema version 2, expected 1"));
+    fs::remove(path);
+}
+
+TEST_CASE("attn init's file reads back to the same numbers", "[files][init]") {
+    attn::InputSpec spec;
+    spec.sentence = "The cat sat on the mat";
+    spec.lowercase = true;
+    spec.d_model = 6;
+    const auto seeded = attn::load_input(spec);
+    const auto text = attn::render_model_file(seeded.input, seeded.config, "attn init ...");
+    CHECK_THAT(text, Catch::StartsWith("// An attn model file"));
+    const auto path = temp_file("init.json", text);
+    attn::InputSpec from_file;
+    from_file.model_path = path;
+    const auto loaded = attn::load_input(from_file);
+    fs::remove(path);
+    CHECK(loaded.input.x == seeded.input.x);
+    CHECK(loaded.input.weights.w_q == seeded.input.weights.w_q);
+    CHECK(loaded.input.weights.w_v == seeded.input.weights.w_v);
+    CHECK(loaded.input.tokens == seeded.input.tokens);
+    CHECK(loaded.config.tokenizer.lowercase);
+}
+
+TEST_CASE("nearest spellings", "[files]") {
+    const std::vector<std::string> known{"book", "books", "cook", "This", "is"};
+    CHECK(attn::nearest("bok", known) == std::vector<std::string>{"book"});
+    CHECK(attn::nearest("boook", known) == std::vector<std::string>{"book"});
+    CHECK(attn::nearest("bookz", known) == std::vector<std::string>{"book", "books"});
+    CHECK(attn::nearest("this", known) == std::vector<std::string>{"This"});
+    CHECK(attn::nearest("zebra", known).empty());
+}
