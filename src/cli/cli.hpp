@@ -57,7 +57,7 @@ struct ExplainOptions {
 
 /// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.
 struct InitOptions {
-    ExplainOptions input;    ///< only the sentence, seed, sizes, mask and tokenizer are used
+    ExplainOptions input;  ///< only the sentence, seed, sizes, mask and tokenizer are used
     std::string description;
     std::string output = "-";  ///< a path, or "-" for stdout
     bool force = false;        ///< replace an existing output file

@@ -23,10 +23,14 @@ std::string error_of(std::string_view text) {
 // Our reader and nlohmann/json must agree on every value of a valid document.
 bool same(const attn::json::Value& ours, const nlohmann::json& theirs) {
     switch (ours.type) {
-        case Type::null: return theirs.is_null();
-        case Type::boolean: return theirs.is_boolean() && theirs.get<bool>() == ours.boolean;
-        case Type::number: return theirs.is_number() && theirs.get<double>() == ours.number;
-        case Type::string: return theirs.is_string() && theirs.get<std::string>() == ours.text;
+        case Type::null:
+            return theirs.is_null();
+        case Type::boolean:
+            return theirs.is_boolean() && theirs.get<bool>() == ours.boolean;
+        case Type::number:
+            return theirs.is_number() && theirs.get<double>() == ours.number;
+        case Type::string:
+            return theirs.is_string() && theirs.get<std::string>() == ours.text;
         case Type::array:
             if (!theirs.is_array() || theirs.size() != ours.items.size()) {
                 return false;
@@ -54,8 +58,9 @@ bool same(const attn::json::Value& ours, const nlohmann::json& theirs) {
 }  // namespace
 
 TEST_CASE("json reader: values, positions and comments", "[json]") {
-    const auto v = parse("// head\n{\n  \"a\": [1, -2.5e3, true, null],\n  /* b */ \"b\": \"x\\u00e9\\n\"\n}",
-                         "f.json");
+    const auto v =
+        parse("// head\n{\n  \"a\": [1, -2.5e3, true, null],\n  /* b */ \"b\": \"x\\u00e9\\n\"\n}",
+              "f.json");
     REQUIRE(v.is(Type::object));
     CHECK(v.position.line == 2);
     const auto* a = v.find("a");

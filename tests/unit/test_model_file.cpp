@@ -24,7 +24,8 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 std::string temp_file(const std::string& name, const std::string& text) {
-    const auto path = fs::temp_directory_path() / ("attn-" + std::to_string(::getpid()) + "-" + name);
+    const auto path =
+        fs::temp_directory_path() / ("attn-" + std::to_string(::getpid()) + "-" + name);
     std::ofstream(path) << text;
     return path.string();
 }
