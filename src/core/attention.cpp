@@ -3,7 +3,9 @@
 #include "attn/attention.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 #include "attn/error.hpp"
@@ -52,6 +54,38 @@ std::vector<std::vector<std::size_t>> identical_rows(const Matrix& m) {
     }
     std::sort(groups.begin(), groups.end());
     return groups;
+}
+
+double largest_magnitude(const Matrix& m) {
+    double largest = 0.0;
+    for (double x : m.data()) {
+        largest = std::max(largest, std::abs(x));
+    }
+    return largest;
+}
+
+// Every number attn prints must be a real number: a product that overflows to infinity (and
+// the NaN that infinity - infinity makes in softmax) is an input error, never output.
+void check_finite(const Matrix& m, std::string_view name, const std::vector<std::string>& rows,
+                  const std::vector<std::string>& cols, const Input& in) {
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            if (std::isfinite(m(r, c))) {
+                continue;
+            }
+            const double largest =
+                std::max({largest_magnitude(in.x), largest_magnitude(in.weights.w_q),
+                          largest_magnitude(in.weights.w_k), largest_magnitude(in.weights.w_v)});
+            std::array<char, 32> shown{};
+            std::snprintf(shown.data(), shown.size(), "%.3g", largest);
+            throw Error(ErrorKind::input,
+                        std::string(name) + "[" + rows[r] + ", " + cols[c] +
+                            "] overflows to infinity (a double holds at most about 1.8e308), "
+                            "expected finite numbers\n  hint: the embeddings and weights hold "
+                            "numbers as large as " +
+                            std::string(shown.data()) + "; scale them down");
+        }
+    }
 }
 
 void check_shapes(const Input& in, const Config& config) {
@@ -103,6 +137,11 @@ Trace explain(const Input& input, const Config& config) {
     t.tokens = input.tokens;
     t.embeddings_source = input.embeddings_source;
     t.weights_source = input.weights_source;
+    t.dim_labels = numbered("d", config.d_model);
+    t.q_labels = numbered("q", config.d_k);
+    t.k_labels = numbered("k", config.d_k);
+    t.v_labels = numbered("v", config.d_v);
+    t.z_labels = numbered("z", config.d_v);
 
     // Steps 1-3: tokens, embeddings X (T, d_model), weights W_Q, W_K (d_model, d_k),
     // W_V (d_model, d_v): the inputs, recorded as given.
@@ -137,6 +176,12 @@ Trace explain(const Input& input, const Config& config) {
         logits = &t.masked_scores;
     }
 
+    check_finite(t.q, "Q", t.tokens, t.q_labels, input);
+    check_finite(t.k, "K", t.tokens, t.k_labels, input);
+    check_finite(t.v, "V", t.tokens, t.v_labels, input);
+    check_finite(t.scores, "S", t.tokens, t.tokens, input);
+    check_finite(t.scaled_scores, "S′", t.tokens, t.tokens, input);
+
     // Step 8: attention weights (T, T) = softmax of each row, stable.
     auto softmax = softmax_rows(*logits);
     t.attention = std::move(softmax.weights);
@@ -144,14 +189,10 @@ Trace explain(const Input& input, const Config& config) {
 
     // Step 9: output (T, d_v) = attention (T, T) · v (T, d_v).
     t.output = matmul(t.attention, t.v);
+    check_finite(t.output, "Z", t.tokens, t.z_labels, input);
 
     t.identical_embeddings = identical_rows(t.x);
     t.identical_outputs = identical_rows(t.output);
-    t.dim_labels = numbered("d", config.d_model);
-    t.q_labels = numbered("q", config.d_k);
-    t.k_labels = numbered("k", config.d_k);
-    t.v_labels = numbered("v", config.d_v);
-    t.z_labels = numbered("z", config.d_v);
     return t;
 }
 

@@ -20,6 +20,10 @@ std::string format_number(double value, int precision, bool unicode) {
         }
         return unicode ? "∞" : "inf";
     }
+    // past ten million, fixed notation gets too wide to read: 1.2346e+08
+    if (std::abs(value) >= 1e7) {
+        return fmt::format("{:.{}e}", value, precision);
+    }
     std::string s = fmt::format("{:.{}f}", value, precision);
     // -0.00004 rounds to "-0.0000": drop the sign of a number that prints as zero
     if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) {

@@ -240,3 +240,17 @@ TEST_CASE("teaching steps: ids, numbers and labels in order", "[attention][steps
     CHECK(masked_steps[13].number == "9");
     CHECK(attn::all_step_ids().size() == 14);
 }
+
+TEST_CASE("products that overflow to infinity are an input error, never output", "[attention]") {
+    auto in = integer_input();
+    in.x(0, 0) = 1e200;
+    in.x(0, 2) = 1e200;
+    try {
+        (void)attn::explain(in, integer_config());
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.exit_code() == 2);
+        CHECK_THAT(e.what(), Catch::Contains("[x1, x1] overflows to infinity") &&
+                                 Catch::Contains("as large as 1e+200"));
+    }
+}

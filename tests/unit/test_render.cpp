@@ -31,6 +31,10 @@ TEST_CASE("numbers print with fixed precision, no negative zero, −∞ for mask
     CHECK(attn::format_number(-0.00004, 4, true) == "0.0000");
     CHECK(attn::format_number(-0.0, 2, true) == "0.00");
     CHECK(attn::format_number(2.0, 0, true) == "2");
+    // too wide for fixed notation: scientific
+    CHECK(attn::format_number(123456789.0, 4, true) == "1.2346e+08");
+    CHECK(attn::format_number(-1e7, 2, true) == "-1.00e+07");
+    CHECK(attn::format_number(9999999.0, 1, true) == "9999999.0");
     const double inf = std::numeric_limits<double>::infinity();
     CHECK(attn::format_number(-inf, 4, true) == "−∞");
     CHECK(attn::format_number(-inf, 4, false) == "-inf");
