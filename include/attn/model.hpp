@@ -24,25 +24,38 @@ std::string_view to_string(MaskKind kind) noexcept;
 /// The limits of the sizes a user may ask for (see validate()).
 inline constexpr std::size_t max_width = 4096;
 inline constexpr std::size_t max_tokens = 8192;
+inline constexpr std::size_t max_heads = 64;
 
 /// Everything that decides the numbers of a walk-through.
 struct Config {
     TokenizerOptions tokenizer{};
     std::uint64_t seed = 42;  ///< for every seeded number
     std::size_t d_model = 5;  ///< width of an embedding
-    std::size_t d_k = 3;      ///< width of a query and of a key
-    std::size_t d_v = 3;      ///< width of a value and of an output row
+    std::size_t n_heads = 1;  ///< attention heads; more than one adds the projection W_O
+    std::size_t d_k = 3;      ///< width of one head's queries and keys
+    std::size_t d_v = 3;      ///< width of one head's values and outputs
     MaskKind mask = MaskKind::none;
 };
 
 /// Throws attn::Error (usage) when a size is out of range.
 void validate(const Config& config);
 
-/// The three projection matrices of one attention head.
+/// The projections of (multi-head) attention, in attn's row layout: Q = X · W_Q + b_Q.
+/// With H heads, head h uses columns [h·d_k, (h+1)·d_k) of W_Q and W_K and
+/// [h·d_v, (h+1)·d_v) of W_V, as PyTorch's nn.MultiheadAttention splits them.
 struct Weights {
-    Matrix w_q;  ///< (d_model, d_k)
-    Matrix w_k;  ///< (d_model, d_k)
-    Matrix w_v;  ///< (d_model, d_v)
+    Matrix w_q;  ///< (d_model, H·d_k)
+    Matrix w_k;  ///< (d_model, H·d_k)
+    Matrix w_v;  ///< (d_model, H·d_v)
+    Matrix w_o;  ///< (H·d_v, d_model); empty: no output projection (one plain head)
+    Matrix b_q;  ///< (1, H·d_k); empty: no bias. Likewise b_k, b_v and b_o (1, d_model)
+    Matrix b_k;
+    Matrix b_v;
+    Matrix b_o;
+    /// How the file laid them out: "attn" (as above) or "pytorch" (in_proj_weight, y = x·Wᵀ + b,
+    /// transposed on reading). Said in the output.
+    std::string layout = "attn";
+    std::size_t n_heads = 0;  ///< the heads a file says its weights are split into; 0: not said
 };
 
 /// Where a set of numbers came from, for the output to say so.
@@ -51,6 +64,8 @@ struct Source {
     std::string path;  ///< the file, when kind == file
     /// Tokens that were not in the file and got seeded vectors (--unknown random).
     std::vector<std::string> seeded_tokens;
+    /// For weights from a file: "attn" or "pytorch", the layout the file used.
+    std::string layout;
 };
 
 /// Seeded embeddings X (T, d_model): row i is drawn from the stream ("embedding", token i),
@@ -59,9 +74,10 @@ struct Source {
 Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_model,
                          std::uint64_t seed);
 
-/// Seeded W_Q, W_K, W_V: entries N(0, 1/d_model) rounded to two decimals, so that with unit
-/// variance embeddings Q, K and V have entries of variance about 1, and scores QKᵀ of
-/// variance about d_k (the variance the scaling step removes).
-Weights seeded_weights(std::size_t d_model, std::size_t d_k, std::size_t d_v, std::uint64_t seed);
+/// Seeded W_Q, W_K, W_V for `config.n_heads` heads: entries N(0, 1/d_model) rounded to two
+/// decimals, so that with unit-variance embeddings Q, K and V have entries of variance about
+/// 1, and scores QKᵀ of variance about d_k (the variance the scaling step removes). With more
+/// than one head also W_O, N(0, 1/(H·d_v)). No biases.
+Weights seeded_weights(const Config& config);
 
 }  // namespace attn

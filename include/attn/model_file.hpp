@@ -55,6 +55,7 @@ struct InputSpec {
     UnknownTokens unknown = UnknownTokens::error;
     std::optional<std::uint64_t> seed;
     std::optional<std::size_t> d_model;
+    std::optional<std::size_t> n_heads;
     std::optional<std::size_t> d_k;
     std::optional<std::size_t> d_v;
     std::optional<MaskKind> mask;

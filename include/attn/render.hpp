@@ -20,7 +20,8 @@ struct TextStyle {
     bool color = false;              ///< ANSI colours and the attention heatmap
     bool explanations = true;        ///< false: headings, formulas and matrices only
     std::vector<std::string> steps;  ///< ids of the steps to show; empty: all
-    std::size_t max_rows = 24;       ///< more rows than this are elided to the first and last 10
+    std::size_t head = 0;       ///< show this head (1-based) in full, the others in brief; 0: all
+    std::size_t max_rows = 24;  ///< more rows than this are elided to the first and last 10
 };
 
 /// The whole walk-through as text, in teaching order.

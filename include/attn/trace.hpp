@@ -14,8 +14,31 @@
 
 namespace attn {
 
-/// Every number of one single-head self-attention walk-through, named as in the lesson.
-/// Shapes use the legend of ops.hpp.
+/// Every number of one attention head. Shapes use the legend of ops.hpp; d_k and d_v are
+/// one head's widths.
+struct Head {
+    std::size_t index = 0;         ///< 0-based; printed 1-based ("head 1")
+    std::size_t k_begin = 0;       ///< this head's first column in W_Q and W_K
+    std::size_t v_begin = 0;       ///< this head's first column in W_V
+    Matrix w_q;                    ///< its slice of W_Q (d_model, d_k)
+    Matrix w_k;                    ///< its slice of W_K (d_model, d_k)
+    Matrix w_v;                    ///< its slice of W_V (d_model, d_v)
+    Matrix q;                      ///< queries (T, d_k) = x · w_q (+ b_q)
+    Matrix k;                      ///< keys (T, d_k) = x · w_k (+ b_k)
+    Matrix v;                      ///< values (T, d_v) = x · w_v (+ b_v)
+    Matrix scores;                 ///< (T, T) = q · kᵀ
+    double sqrt_d_k = 1.0;         ///< √d_k, the divisor of the scaling step
+    Matrix scaled_scores;          ///< (T, T) = scores / √d_k
+    Matrix masked_scores;          ///< (T, T), -inf where the mask blocks; empty without a mask
+    Matrix attention;              ///< the attention weights A (T, T) = softmax of each row
+    Matrix output;                 ///< Z (T, d_v) = attention · v
+    double variance_scores = 0.0;  ///< of all entries of scores
+    double variance_scaled = 0.0;  ///< of all entries of scaled_scores
+    std::vector<std::size_t> empty_rows;  ///< rows with every key masked (zero weights)
+    std::vector<std::string> q_labels, k_labels, v_labels, z_labels;  ///< "q0".., "k0"..
+};
+
+/// Every number of one walk-through, named as in the lesson. Shapes use the legend of ops.hpp.
 struct Trace {
     Config config;
     std::string description;  ///< one line about the lesson; may be empty
@@ -24,31 +47,32 @@ struct Trace {
     Source embeddings_source;
     Source weights_source;
 
-    Matrix x;                  ///< embeddings (T, d_model)
-    Matrix w_q;                ///< (d_model, d_k)
-    Matrix w_k;                ///< (d_model, d_k)
-    Matrix w_v;                ///< (d_model, d_v)
-    Matrix q;                  ///< queries (T, d_k) = x · w_q
-    Matrix k;                  ///< keys (T, d_k) = x · w_k
-    Matrix v;                  ///< values (T, d_v) = x · w_v
-    Matrix scores;             ///< (T, T) = q · kᵀ
-    double sqrt_d_k = 1.0;     ///< √d_k, the divisor of the scaling step
-    Matrix scaled_scores;      ///< (T, T) = scores / √d_k
+    Matrix x;    ///< embeddings (T, d_model)
+    Matrix w_q;  ///< (d_model, H·d_k): every head's query weights side by side
+    Matrix w_k;  ///< (d_model, H·d_k)
+    Matrix w_v;  ///< (d_model, H·d_v)
+    Matrix b_q;  ///< (1, H·d_k); empty without biases. Likewise b_k, b_v
+    Matrix b_k;
+    Matrix b_v;
     std::optional<Mask> mask;  ///< (T, T), true = may attend; absent without a mask
-    Matrix masked_scores;      ///< (T, T), -inf where the mask blocks; empty without a mask
-    Matrix attention;          ///< the attention weights A (T, T) = softmax of each row
-    Matrix output;             ///< Z (T, d_v) = attention · v
+    std::vector<Head> heads;   ///< H heads
+
+    /// Whether the heads are mixed by an output projection (several heads, or a file's W_O).
+    /// Without it there is one head, and its output is the output.
+    bool projected = false;
+    Matrix concat;  ///< [Z_1 | ... | Z_H] (T, H·d_v); empty unless projected
+    Matrix w_o;     ///< (H·d_v, d_model); empty unless projected
+    Matrix b_o;     ///< (1, d_model); empty without a bias
+    Matrix output;  ///< the final output: concat · W_O + b_O, or the one head's Z
 
     // Facts the explanations quote, computed once with the numbers.
-    double variance_scores = 0.0;         ///< of all entries of scores
-    double variance_scaled = 0.0;         ///< of all entries of scaled_scores
-    std::vector<std::size_t> empty_rows;  ///< rows with every key masked (zero weights)
     std::vector<std::vector<std::size_t>> identical_embeddings;  ///< groups of equal rows of x
-    std::vector<std::vector<std::size_t>> identical_outputs;     ///< groups of equal rows of z
+    std::vector<std::vector<std::size_t>> identical_outputs;     ///< groups of equal outputs
 
-    // Column labels: "d0".."d{d_model-1}" for embedding dimensions, "q0".., "k0".., "v0"..,
-    // and "z0".. for the output.
-    std::vector<std::string> dim_labels, q_labels, k_labels, v_labels, z_labels;
+    /// "d0".."d{d_model-1}" for embedding dimensions; "q0".. for all heads' query columns
+    /// side by side (and k, v); "z0".. for the concatenation; "o0".. for a projected output.
+    std::vector<std::string> dim_labels, q_labels, k_labels, v_labels, concat_labels, out_labels;
+    std::vector<std::string> bias_label;  ///< the one row label of a bias: "b"
 };
 
 /// How a renderer should draw a step's values.
@@ -68,25 +92,35 @@ struct Shape {
 
 /// One step of the lesson, as every renderer sees it. Points into the Trace it came from.
 struct Step {
-    std::string_view id;           ///< stable id used by --steps and the JSON dump, e.g. "scores"
-    std::string number;            ///< its place in the lesson, e.g. "5" or "3a"
-    std::string_view title;        ///< e.g. "Scores"
-    std::string_view symbol;       ///< e.g. "S"
-    std::string formula;           ///< e.g. "S = Q · Kᵀ"
-    std::string_view explanation;  ///< why the step exists, in plain words
-    std::vector<Shape> operands;   ///< the shapes that go in, for "(3×3)·(3×3) → (3×3)"
-    Shape shape;                   ///< the shape that comes out
+    std::string id;      ///< stable id used by --steps and the JSON dump, e.g. "scores", "head2.Q"
+    std::string number;  ///< its place in the lesson, e.g. "5" or "3a"
+    std::string_view title;         ///< e.g. "Scores"
+    std::string symbol;             ///< e.g. "S", "Q_2"
+    std::string formula;            ///< e.g. "S = Q · Kᵀ"
+    std::string_view explanation;   ///< why the step exists, in plain words
+    std::vector<Shape> operands;    ///< the shapes that go in, for "(3×3)·(3×3) → (3×3)"
+    std::string_view joiner = "·";  ///< between the operands' shapes: "·", or "|" to concatenate
+    Shape shape;                    ///< the shape that comes out
     StepKind kind = StepKind::matrix;
     const Matrix* matrix = nullptr;  ///< for matrix and attention steps
     const Mask* mask = nullptr;      ///< for the mask step
     std::span<const std::string> row_labels;
     std::span<const std::string> col_labels;
+    std::size_t head = 0;  ///< 1-based head of a per-head step; 0 for the others
+    /// Columns where another head's columns begin, for renderers to draw the boundary.
+    std::vector<std::size_t> col_breaks;
 };
 
-/// The steps of `trace` in teaching order. Mask steps appear only when a mask is on.
+/// The steps of `trace` in teaching order. Mask steps appear only when a mask is on, bias
+/// steps only with biases. With one plain head the ids are "Q", "scores", ...; with an output
+/// projection each head's steps are "head1.Q", "head1.scores", ... followed by "concat",
+/// "W_O" and "output".
 std::vector<Step> teaching_steps(const Trace& trace);
 
-/// Every step id in teaching order, whether or not a given trace has the step.
-std::span<const std::string_view> all_step_ids() noexcept;
+/// The id without its head prefix: "head2.scores" → "scores".
+std::string_view base_id(std::string_view id) noexcept;
+
+/// The head a step belongs to (the only head for shared steps of a one-head trace).
+const Head& head_of(const Trace& trace, const Step& step);
 
 }  // namespace attn

@@ -36,6 +36,7 @@ struct ExplainOptions {
     // Unset means: from the files given, else the default (a file's size cannot be overridden)
     std::optional<std::string> seed;  ///< parsed by attn, to reject "-1" and overflow clearly
     std::optional<long long> d_model;
+    std::optional<long long> heads;
     std::optional<long long> d_k;
     std::optional<long long> d_v;
     std::optional<std::string> mask;
@@ -46,6 +47,7 @@ struct ExplainOptions {
     std::string model;       ///< a model file (embeddings and weights)
     std::string from;        ///< a JSON dump to replay
     std::string unknown = "error";
+    int head = 0;  ///< show this head in full, the others in brief; 0: all in full
     int precision = 4;
     std::string steps;  ///< comma-separated step ids or numbers; empty: all
     bool quiet_text = false;

@@ -76,6 +76,13 @@ InputSpec spec_of(const ExplainOptions& o) {
         spec.seed = parse_seed(*o.seed);
     }
     spec.d_model = checked_size("--d-model", o.d_model, "the width of each token's embedding");
+    if (o.heads && (*o.heads < 1 || *o.heads > static_cast<long long>(max_heads))) {
+        throw errors::bad_size("--heads", *o.heads, 1, static_cast<long long>(max_heads),
+                               "the number of attention heads");
+    }
+    if (o.heads) {
+        spec.n_heads = static_cast<std::size_t>(*o.heads);
+    }
     spec.d_k = checked_size("--d-k", o.d_k, "the width of each query and key vector");
     spec.d_v = checked_size("--d-v", o.d_v, "the width of each value vector");
     if (o.mask) {
@@ -136,6 +143,15 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                                    "Width of each token's embedding (1 to 4096; default 5, or "
                                    "the width in the files given)")
                         ->type_name("N");
+    auto* heads = app.add_option("--heads", o.heads,
+                                 "Attention heads (1 to 64; default 1). More than one splits "
+                                 "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
+                                 "PyTorch's nn.MultiheadAttention; d_model must be divisible")
+                      ->type_name("H");
+    app.add_option("--head", o.head,
+                   "Show head N's steps in full and the other heads in brief (the JSON always "
+                   "has every head)")
+        ->type_name("N");
     auto* d_k =
         app.add_option("--d-k", o.d_k, "Width of each query and key vector (1 to 4096; default 3)")
             ->type_name("N");
@@ -175,6 +191,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
         ->excludes(sentence)
         ->excludes(seed)
         ->excludes(d_model)
+        ->excludes(heads)
         ->excludes(d_k)
         ->excludes(d_v)
         ->excludes(mask)
@@ -212,6 +229,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain The cat sat on the mat --lowercase --mask causal
   attn explain "Ελληνικά και emoji 🙂" --chars --ascii
   attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
+  attn explain "This is book" --heads 2 --head 1
   attn explain "This is book" --steps scores,weights --quiet-text
   attn explain "This is book" --json trace.json
   attn explain --model data/examples/this-is-book.json
@@ -224,11 +242,21 @@ written). Docs: README.md and docs/ in the source tree.)");
 }
 
 std::vector<std::string> select_steps(const std::string& spec, const std::vector<Step>& steps) {
-    std::vector<std::string> selected;
     std::string valid;
+    std::size_t n_heads = 0;
     for (const auto& s : steps) {
-        valid += (valid.empty() ? "" : ", ") + std::string(s.id);
+        if (s.head <= 1) {  // list each head's steps once, as head1.*
+            valid += (valid.empty() ? "" : ", ") + s.id;
+        }
+        n_heads = std::max(n_heads, s.head);
     }
+    if (n_heads > 1) {
+        valid += fmt::format(
+            " (likewise head2.* to head{}.*, or head1 to head{} for all of a "
+            "head's steps)",
+            n_heads, n_heads);
+    }
+    std::vector<std::string> selected;
     std::size_t pos = 0;
     while (pos <= spec.size()) {
         const auto end = std::min(spec.find(',', pos), spec.size());
@@ -239,24 +267,24 @@ std::vector<std::string> select_steps(const std::string& spec, const std::vector
         }
         bool found = false;
         for (const auto& s : steps) {
-            // an id (any case), a full number ("3a") or a group number ("3" = 3a, 3b, 3c)
-            const std::string number = s.number;
-            const std::string group = number.substr(0, number.find_first_not_of("0123456789"));
-            if (lower(item) == lower(std::string(s.id)) || item == number || item == group) {
+            // an id (any case), a full number ("3a"), a group number ("3" = 3a, 3b, 3c), or
+            // a head ("head2" = all of head 2's steps)
+            const std::string group = s.number.substr(0, s.number.find_first_not_of("0123456789"));
+            const bool head_match = s.head > 0 && lower(item) == fmt::format("head{}", s.head);
+            if (lower(item) == lower(s.id) || item == s.number || item == group || head_match) {
                 found = true;
                 if (std::find(selected.begin(), selected.end(), s.id) == selected.end()) {
-                    selected.emplace_back(s.id);
+                    selected.push_back(s.id);
                 }
             }
         }
         if (!found) {
-            const bool known = std::any_of(
-                all_step_ids().begin(), all_step_ids().end(),
-                [&](std::string_view id) { return lower(std::string(id)) == lower(item); });
+            const std::string base = lower(std::string(base_id(item)));
+            const bool needs_mask = base == "mask" || base == "masked_scores";
             throw Error(ErrorKind::usage,
                         fmt::format("--steps: '{}' is not a step of this run{}, expected one of: "
                                     "{} (or their numbers, e.g. 5 or 3a)",
-                                    item, known ? " (it needs --mask causal)" : "", valid));
+                                    item, needs_mask ? " (it needs --mask causal)" : "", valid));
         }
     }
     if (selected.empty()) {
@@ -266,7 +294,7 @@ std::vector<std::string> select_steps(const std::string& spec, const std::vector
     std::vector<std::string> ordered;
     for (const auto& s : steps) {
         if (std::find(selected.begin(), selected.end(), s.id) != selected.end()) {
-            ordered.emplace_back(s.id);
+            ordered.push_back(s.id);
         }
     }
     return ordered;
@@ -317,6 +345,13 @@ int run_explain(const ExplainOptions& o, Io& io) {
     const Trace trace = explain(loaded.input, loaded.config);
     if (!o.steps.empty()) {
         style.steps = select_steps(o.steps, teaching_steps(trace));
+    }
+    if (o.head != 0) {
+        if (o.head < 1 || static_cast<std::size_t>(o.head) > trace.heads.size()) {
+            throw errors::bad_size("--head", o.head, 1, static_cast<long long>(trace.heads.size()),
+                                   "the head to show in full; this run has that many heads");
+        }
+        style.head = static_cast<std::size_t>(o.head);
     }
 
     if (o.json == "-") {

@@ -37,6 +37,7 @@ void configure_init(CLI::App& app, InitOptions& o) {
     app.add_option("--seed", in.seed, "Seed for the starting numbers (default 42)")->type_name("N");
     app.add_option("--d-model", in.d_model, "Width of each embedding (1 to 4096; default 5)")
         ->type_name("N");
+    app.add_option("--heads", in.heads, "Attention heads (1 to 64; default 1)")->type_name("H");
     app.add_option("--d-k", in.d_k, "Width of each query and key (1 to 4096; default 3)")
         ->type_name("N");
     app.add_option("--d-v", in.d_v, "Width of each value (1 to 4096; default 3)")->type_name("N");

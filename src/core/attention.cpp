@@ -98,16 +98,130 @@ void check_shapes(const Input& in, const Config& config) {
         throw errors::shape_mismatch("the embeddings", "X", in.x.rows(), in.x.cols(),
                                      "tokens × d_model", n_tokens, config.d_model);
     }
-    const auto check = [&](std::string_view name, const Matrix& w, std::size_t cols,
-                           std::string_view expected) {
-        if (w.rows() != config.d_model || w.cols() != cols) {
-            throw errors::shape_mismatch("the weights", name, w.rows(), w.cols(), expected,
-                                         config.d_model, cols);
+    const std::size_t width_k = config.n_heads * config.d_k;
+    const std::size_t width_v = config.n_heads * config.d_v;
+    const auto check = [](std::string_view name, const Matrix& w, std::size_t rows,
+                          std::size_t cols, std::string_view expected) {
+        if (w.rows() != rows || w.cols() != cols) {
+            throw errors::shape_mismatch("the weights", name, w.rows(), w.cols(), expected, rows,
+                                         cols);
         }
     };
-    check("W_Q", in.weights.w_q, config.d_k, "d_model × d_k");
-    check("W_K", in.weights.w_k, config.d_k, "d_model × d_k");
-    check("W_V", in.weights.w_v, config.d_v, "d_model × d_v");
+    const auto& w = in.weights;
+    check("W_Q", w.w_q, config.d_model, width_k, "d_model × (heads·d_k)");
+    check("W_K", w.w_k, config.d_model, width_k, "d_model × (heads·d_k)");
+    check("W_V", w.w_v, config.d_model, width_v, "d_model × (heads·d_v)");
+    if (!w.w_o.empty()) {
+        check("W_O", w.w_o, width_v, config.d_model, "(heads·d_v) × d_model");
+    } else if (config.n_heads > 1) {
+        throw Error(ErrorKind::input, "the weights have no W_O, expected one with " +
+                                          std::to_string(config.n_heads) +
+                                          " heads (it mixes the heads' outputs)");
+    }
+    const auto check_bias = [&](std::string_view name, const Matrix& b, std::size_t cols) {
+        if (!b.empty()) {
+            check(name, b, 1, cols, "1 × its matrix's columns");
+        }
+    };
+    check_bias("b_Q", w.b_q, width_k);
+    check_bias("b_K", w.b_k, width_k);
+    check_bias("b_V", w.b_v, width_v);
+    check_bias("b_O", w.b_o, config.d_model);
+    if (!w.b_o.empty() && w.w_o.empty()) {
+        throw Error(ErrorKind::input, "the weights have b_O but no W_O, expected W_O with it");
+    }
+}
+
+// Columns [begin, begin + n) of m.
+Matrix columns(const Matrix& m, std::size_t begin, std::size_t n) {
+    Matrix out(m.rows(), n);
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        for (std::size_t c = 0; c < n; ++c) {
+            out(r, c) = m(r, begin + c);
+        }
+    }
+    return out;
+}
+
+// m (T, n) + b (1, n) added to every row; m unchanged for an empty b.
+void add_bias(Matrix& m, const Matrix& b) {
+    if (b.empty()) {
+        return;
+    }
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            m(r, c) += b(0, c);
+        }
+    }
+}
+
+// One head's steps 4 to 9: projections, scores, scaling, mask, softmax, output.
+Head run_head(const Trace& t, std::size_t h, const Input& input) {
+    const Config& config = t.config;
+    Head head;
+    head.index = h;
+    head.k_begin = h * config.d_k;
+    head.v_begin = h * config.d_v;
+    const std::string prefix = config.n_heads > 1 ? std::to_string(h + 1) + "." : "";
+    head.q_labels = numbered(prefix + "q", config.d_k);
+    head.k_labels = numbered(prefix + "k", config.d_k);
+    head.v_labels = numbered(prefix + "v", config.d_v);
+    head.z_labels = numbered(prefix + "z", config.d_v);
+
+    // this head's slices: w_q (d_model, d_k) = columns [h·d_k, (h+1)·d_k) of W_Q
+    head.w_q = columns(t.w_q, head.k_begin, config.d_k);
+    head.w_k = columns(t.w_k, head.k_begin, config.d_k);
+    head.w_v = columns(t.w_v, head.v_begin, config.d_v);
+
+    // q (T, d_k) = x (T, d_model) · w_q (d_model, d_k) + b_q (1, d_k); likewise k, v
+    head.q = matmul(t.x, head.w_q);
+    head.k = matmul(t.x, head.w_k);
+    head.v = matmul(t.x, head.w_v);
+    if (!t.b_q.empty()) {
+        add_bias(head.q, columns(t.b_q, head.k_begin, config.d_k));
+    }
+    if (!t.b_k.empty()) {
+        add_bias(head.k, columns(t.b_k, head.k_begin, config.d_k));
+    }
+    if (!t.b_v.empty()) {
+        add_bias(head.v, columns(t.b_v, head.v_begin, config.d_v));
+    }
+
+    // scores (T, T) = q (T, d_k) · kᵀ (d_k, T)
+    head.scores = matmul_transposed(head.q, head.k);
+
+    // scaled scores (T, T) = scores / √d_k. Dividing (not multiplying by 1/√d_k) keeps each
+    // cell equal to the worked arithmetic "s / √d_k" to the last bit.
+    head.sqrt_d_k = std::sqrt(static_cast<double>(config.d_k));
+    head.scaled_scores = head.scores;
+    for (double& s : head.scaled_scores.data()) {
+        s /= head.sqrt_d_k;
+    }
+    head.variance_scores = variance(head.scores);
+    head.variance_scaled = variance(head.scaled_scores);
+    const std::string name = config.n_heads > 1 ? "head " + std::to_string(h + 1) + ": " : "";
+    check_finite(head.q, name + "Q", t.tokens, head.q_labels, input);
+    check_finite(head.k, name + "K", t.tokens, head.k_labels, input);
+    check_finite(head.v, name + "V", t.tokens, head.v_labels, input);
+    check_finite(head.scores, name + "S", t.tokens, t.tokens, input);
+    check_finite(head.scaled_scores, name + "S′", t.tokens, t.tokens, input);
+
+    // the masked scores (T, T): -inf where a key is blocked
+    const Matrix* logits = &head.scaled_scores;
+    if (t.mask) {
+        head.masked_scores = apply_mask(head.scaled_scores, *t.mask);
+        logits = &head.masked_scores;
+    }
+
+    // attention weights (T, T) = softmax of each row, stable
+    auto softmax = softmax_rows(*logits);
+    head.attention = std::move(softmax.weights);
+    head.empty_rows = std::move(softmax.empty_rows);
+
+    // output (T, d_v) = attention (T, T) · v (T, d_v)
+    head.output = matmul(head.attention, head.v);
+    check_finite(head.output, name + "Z", t.tokens, head.z_labels, input);
+    return head;
 }
 
 }  // namespace
@@ -122,7 +236,7 @@ Input seeded_input(std::string_view sentence, const Config& config) {
                                static_cast<long long>(max_tokens), "the length of the sentence");
     }
     in.x = seeded_embeddings(in.tokens, config.d_model, config.seed);
-    in.weights = seeded_weights(config.d_model, config.d_k, config.d_v, config.seed);
+    in.weights = seeded_weights(config);
     return in;
 }
 
@@ -138,58 +252,66 @@ Trace explain(const Input& input, const Config& config) {
     t.embeddings_source = input.embeddings_source;
     t.weights_source = input.weights_source;
     t.dim_labels = numbered("d", config.d_model);
-    t.q_labels = numbered("q", config.d_k);
-    t.k_labels = numbered("k", config.d_k);
-    t.v_labels = numbered("v", config.d_v);
-    t.z_labels = numbered("z", config.d_v);
+    t.q_labels = numbered("q", config.n_heads * config.d_k);
+    t.k_labels = numbered("k", config.n_heads * config.d_k);
+    t.v_labels = numbered("v", config.n_heads * config.d_v);
+    t.bias_label = {"b"};
 
-    // Steps 1-3: tokens, embeddings X (T, d_model), weights W_Q, W_K (d_model, d_k),
-    // W_V (d_model, d_v): the inputs, recorded as given.
+    // Steps 1-3: tokens, embeddings X (T, d_model), weights W_Q, W_K (d_model, H·d_k),
+    // W_V (d_model, H·d_v) and their biases: the inputs, recorded as given.
     t.x = input.x;
     t.w_q = input.weights.w_q;
     t.w_k = input.weights.w_k;
     t.w_v = input.weights.w_v;
-
-    // Step 4: projections. q (T, d_k) = x (T, d_model) · w_q (d_model, d_k), likewise k, v.
-    t.q = matmul(t.x, t.w_q);
-    t.k = matmul(t.x, t.w_k);
-    t.v = matmul(t.x, t.w_v);
-
-    // Step 5: scores (T, T) = q (T, d_k) · kᵀ (d_k, T).
-    t.scores = matmul_transposed(t.q, t.k);
-
-    // Step 6: scaled scores (T, T) = scores / √d_k. Dividing (not multiplying by 1/√d_k)
-    // keeps each cell equal to the worked arithmetic "s / √d_k" to the last bit.
-    t.sqrt_d_k = std::sqrt(static_cast<double>(config.d_k));
-    t.scaled_scores = t.scores;
-    for (double& s : t.scaled_scores.data()) {
-        s /= t.sqrt_d_k;
-    }
-    t.variance_scores = variance(t.scores);
-    t.variance_scaled = variance(t.scaled_scores);
-
-    // Step 7: the mask (T, T) and the masked scores, -inf where a key is blocked.
-    const Matrix* logits = &t.scaled_scores;
+    t.b_q = input.weights.b_q;
+    t.b_k = input.weights.b_k;
+    t.b_v = input.weights.b_v;
     if (config.mask == MaskKind::causal) {
         t.mask = causal_mask(t.tokens.size());
-        t.masked_scores = apply_mask(t.scaled_scores, *t.mask);
-        logits = &t.masked_scores;
     }
 
-    check_finite(t.q, "Q", t.tokens, t.q_labels, input);
-    check_finite(t.k, "K", t.tokens, t.k_labels, input);
-    check_finite(t.v, "V", t.tokens, t.v_labels, input);
-    check_finite(t.scores, "S", t.tokens, t.tokens, input);
-    check_finite(t.scaled_scores, "S′", t.tokens, t.tokens, input);
+    // Steps 4-9 for every head: each sees all of X, through its own slices of the weights.
+    for (std::size_t h = 0; h < config.n_heads; ++h) {
+        t.heads.push_back(run_head(t, h, input));
+    }
+    if (config.n_heads > 1) {
+        // label the full weights by head too: 1.q0, 1.q1, ..., 2.q0, ...
+        t.q_labels.clear();
+        t.k_labels.clear();
+        t.v_labels.clear();
+        for (const auto& head : t.heads) {
+            t.q_labels.insert(t.q_labels.end(), head.q_labels.begin(), head.q_labels.end());
+            t.k_labels.insert(t.k_labels.end(), head.k_labels.begin(), head.k_labels.end());
+            t.v_labels.insert(t.v_labels.end(), head.v_labels.begin(), head.v_labels.end());
+        }
+    }
 
-    // Step 8: attention weights (T, T) = softmax of each row, stable.
-    auto softmax = softmax_rows(*logits);
-    t.attention = std::move(softmax.weights);
-    t.empty_rows = std::move(softmax.empty_rows);
-
-    // Step 9: output (T, d_v) = attention (T, T) · v (T, d_v).
-    t.output = matmul(t.attention, t.v);
-    check_finite(t.output, "Z", t.tokens, t.z_labels, input);
+    // With several heads (or a file's W_O): concat (T, H·d_v) = [Z_1 | ... | Z_H], and
+    // output (T, d_model) = concat · w_o (H·d_v, d_model) + b_o (1, d_model).
+    t.projected = !input.weights.w_o.empty();
+    if (t.projected) {
+        const std::size_t d_v = config.d_v;
+        t.concat = Matrix(t.tokens.size(), config.n_heads * d_v);
+        for (const auto& head : t.heads) {
+            for (std::size_t r = 0; r < t.concat.rows(); ++r) {
+                for (std::size_t c = 0; c < d_v; ++c) {
+                    t.concat(r, head.v_begin + c) = head.output(r, c);
+                }
+            }
+        }
+        t.w_o = input.weights.w_o;
+        t.b_o = input.weights.b_o;
+        t.output = matmul(t.concat, t.w_o);
+        add_bias(t.output, t.b_o);
+        for (std::size_t h = 0; h < config.n_heads; ++h) {
+            const auto& labels = t.heads[h].z_labels;
+            t.concat_labels.insert(t.concat_labels.end(), labels.begin(), labels.end());
+        }
+        t.out_labels = numbered("o", config.d_model);
+        check_finite(t.output, "O", t.tokens, t.out_labels, input);
+    } else {
+        t.output = t.heads.front().output;
+    }
 
     t.identical_embeddings = identical_rows(t.x);
     t.identical_outputs = identical_rows(t.output);

@@ -29,7 +29,7 @@ void check_size(std::string_view option, std::size_t value, std::size_t max,
                 std::string_view meaning) {
     if (value < 1 || value > max) {
         throw errors::bad_size(option, static_cast<long long>(value), 1,
-                               static_cast<long long>(max), meaning);
+                               static_cast<long long>(max), meaning);  // NOLINT
     }
 }
 
@@ -41,8 +41,16 @@ std::string_view to_string(MaskKind kind) noexcept {
 
 void validate(const Config& config) {
     check_size("--d-model", config.d_model, max_width, "the width of each token's embedding");
+    check_size("--heads", config.n_heads, max_heads, "the number of attention heads");
     check_size("--d-k", config.d_k, max_width, "the width of each query and key vector");
     check_size("--d-v", config.d_v, max_width, "the width of each value vector");
+    if (config.n_heads * config.d_k > max_width || config.n_heads * config.d_v > max_width) {
+        throw Error(ErrorKind::usage,
+                    "--heads × --d-k is " + std::to_string(config.n_heads * config.d_k) +
+                        " and --heads × --d-v " + std::to_string(config.n_heads * config.d_v) +
+                        ", expected at most " + std::to_string(max_width) +
+                        " (the width of all heads together)");
+    }
 }
 
 Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_model,
@@ -57,11 +65,19 @@ Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_m
     return x;
 }
 
-Weights seeded_weights(std::size_t d_model, std::size_t d_k, std::size_t d_v, std::uint64_t seed) {
-    const double stddev = 1.0 / std::sqrt(static_cast<double>(d_model));
-    return {seeded_matrix(d_model, d_k, stddev, seed, "W_Q"),
-            seeded_matrix(d_model, d_k, stddev, seed, "W_K"),
-            seeded_matrix(d_model, d_v, stddev, seed, "W_V")};
+Weights seeded_weights(const Config& c) {
+    const double stddev = 1.0 / std::sqrt(static_cast<double>(c.d_model));
+    const std::size_t width_k = c.n_heads * c.d_k;
+    const std::size_t width_v = c.n_heads * c.d_v;
+    Weights w;
+    w.w_q = seeded_matrix(c.d_model, width_k, stddev, c.seed, "W_Q");
+    w.w_k = seeded_matrix(c.d_model, width_k, stddev, c.seed, "W_K");
+    w.w_v = seeded_matrix(c.d_model, width_v, stddev, c.seed, "W_V");
+    if (c.n_heads > 1) {
+        const double o_stddev = 1.0 / std::sqrt(static_cast<double>(width_v));
+        w.w_o = seeded_matrix(width_v, c.d_model, o_stddev, c.seed, "W_O");
+    }
+    return w;
 }
 
 }  // namespace attn

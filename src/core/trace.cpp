@@ -1,42 +1,30 @@
 // The one list of steps in teaching order. Every renderer (text, JSON, ...) walks this list,
 // so the order, ids, names, formulas and labels never diverge between outputs.
-#include <array>
-
 #include "attn/trace.hpp"
 
 namespace attn {
 namespace {
 
-constexpr std::array<std::string_view, 14> step_id_list = {
-    "tokens", "embeddings", "W_Q",           "W_K",  "W_V",           "Q",       "K",
-    "V",      "scores",     "scaled_scores", "mask", "masked_scores", "weights", "output"};
-
 Shape shape_of(const Matrix& m) {
     return {m.rows(), m.cols()};
 }
 
-}  // namespace
-
-std::span<const std::string_view> all_step_ids() noexcept {
-    return step_id_list;
+std::string range(std::size_t begin, std::size_t n) {
+    return std::to_string(begin) + ":" + std::to_string(begin + n);
 }
 
-std::vector<Step> teaching_steps(const Trace& t) {
-    const std::span<const std::string> tokens = t.tokens;
-    const bool masked = t.mask.has_value();
-    std::vector<Step> steps;
-    steps.reserve(step_id_list.size());
-
-    const auto matrix_step = [&](std::string_view id, std::string number, std::string_view title,
-                                 std::string_view symbol, std::string formula,
-                                 std::string_view explanation, std::vector<Shape> operands,
-                                 const Matrix& m, std::span<const std::string> rows,
-                                 std::span<const std::string> cols) {
+// Builds the list; steps added after set_head(h) belong to head h (1-based; 0 = shared).
+class StepList {
+  public:
+    Step& matrix(std::string id, std::string number, std::string_view title, std::string symbol,
+                 std::string formula, std::string_view explanation, std::vector<Shape> operands,
+                 const Matrix& m, std::span<const std::string> rows,
+                 std::span<const std::string> cols) {
         Step s;
-        s.id = id;
+        s.id = std::move(id);
         s.number = std::move(number);
         s.title = title;
-        s.symbol = symbol;
+        s.symbol = std::move(symbol);
         s.formula = std::move(formula);
         s.explanation = explanation;
         s.operands = std::move(operands);
@@ -44,121 +32,288 @@ std::vector<Step> teaching_steps(const Trace& t) {
         s.matrix = &m;
         s.row_labels = rows;
         s.col_labels = cols;
-        steps.push_back(std::move(s));
-    };
+        return add(std::move(s));
+    }
+    Step& add(Step s) {
+        s.head = head_;
+        steps_.push_back(std::move(s));
+        return steps_.back();
+    }
+    void set_head(std::size_t head) { head_ = head; }
+    std::vector<Step> take() { return std::move(steps_); }
+
+  private:
+    std::vector<Step> steps_;
+    std::size_t head_ = 0;
+};
+
+constexpr std::string_view tokens_why =
+    "The sentence is cut into tokens, the units attention works on. A token's index is its "
+    "position in the sequence; attention itself never sees it, only the vectors below.";
+constexpr std::string_view embeddings_why =
+    "Each token becomes a vector of d_model numbers, looked up by its text. Row i of X stands "
+    "for token i: from here on, attention only sees these numbers.";
+constexpr std::string_view w_q_why =
+    "A learned matrix that turns an embedding into a query: what this token is looking for in "
+    "the others.";
+constexpr std::string_view w_k_why =
+    "A learned matrix that turns an embedding into a key: what this token offers, to be "
+    "matched against the queries.";
+constexpr std::string_view w_v_why =
+    "A learned matrix that turns an embedding into a value: the information this token passes "
+    "on to the tokens that attend to it.";
+constexpr std::string_view w_heads_why =
+    " Every head has its own block of columns, side by side (the │ marks the boundaries): "
+    "head h uses columns h·d_k to (h+1)·d_k − 1, as PyTorch's nn.MultiheadAttention splits "
+    "them.";
+constexpr std::string_view bias_why =
+    "A learned bias, added to every token's row after the product. Not every model has one "
+    "(PyTorch's nn.MultiheadAttention does, by default).";
+constexpr std::string_view q_why =
+    "Row i is token i's query, row i of X times W_Q. One matrix product projects every token "
+    "at once, with the same weights for every position.";
+constexpr std::string_view k_why = "Row i is token i's key, row i of X times W_K.";
+constexpr std::string_view v_why =
+    "Row i is token i's value, row i of X times W_V: what token i will contribute to the output "
+    "of any token that attends to it.";
+constexpr std::string_view scores_why =
+    "Cell (i, j) is the dot product of token i's query with token j's key: large when the two "
+    "vectors point the same way. Row i is how well every token matches what token i is "
+    "looking for. Rows are queries, columns are keys.";
+constexpr std::string_view scaled_why =
+    "A dot product of two d_k-wide vectors with unit-variance entries has a variance of about "
+    "d_k, so scores grow with the width. Dividing by √d_k brings the variance back to about 1 "
+    "and keeps softmax out of saturation, where one weight is nearly 1, the others nearly 0, "
+    "and learning stalls.";
+constexpr std::string_view mask_why =
+    "A token may look only at itself and the tokens before it, as in a model that writes text "
+    "one token at a time and cannot see the future. 1\u00A0=\u00A0may attend, "
+    "0\u00A0=\u00A0blocked: attn's convention, as in PyTorch's scaled_dot_product_attention "
+    "(nn.MultiheadAttention's attn_mask and key_padding_mask use the opposite, "
+    "True\u00A0=\u00A0blocked).";
+constexpr std::string_view masked_why =
+    "Blocked cells become −∞, so that softmax gives them a weight of exactly 0 "
+    "(e^−∞\u00A0=\u00A00). A finite stand-in such as −1e4 or −1e9 works only while the real "
+    "scores are far smaller than it (and −1e9 does not even fit in half precision); −∞ gives "
+    "exactly 0 whatever the scores are.";
+constexpr std::string_view weights_why =
+    "Softmax turns each row of scores into weights that are positive and sum to 1: how token "
+    "i shares its attention among the tokens. It is computed stably: attn subtracts each row's "
+    "maximum before exponentiating, e^(s − max) / Σ e^(s − max), which gives the same weights "
+    "and never overflows.";
+constexpr std::string_view output_why =
+    "Each token's new vector is the weighted average of all value vectors, with its row of A as "
+    "the weights: every token now carries information from the tokens it attends to. This is "
+    "the output of self-attention.";
+constexpr std::string_view head_output_why =
+    "Each token's new vector from this head: the weighted average of the head's value vectors, "
+    "with its row of A as the weights.";
+constexpr std::string_view slice_why =
+    "This head's own columns of the weights. Each head projects X into a smaller space of its "
+    "own, so different heads can look for different things.";
+constexpr std::string_view concat_why =
+    "The heads' outputs side by side, one block of columns per head (the │ marks the "
+    "boundaries): every token now has one row with what each head found.";
+constexpr std::string_view w_o_why =
+    "A learned matrix that mixes the heads: each output dimension is a weighted sum over every "
+    "head's columns. Without it the heads would stay side by side, unmixed, and the width "
+    "would depend on the number of heads.";
+constexpr std::string_view final_why =
+    "The output of multi-head attention: for every token, what all heads found, mixed by W_O "
+    "into a vector as wide as the embedding, ready for the next layer.";
+
+std::vector<std::size_t> breaks(std::size_t n_heads, std::size_t width) {
+    std::vector<std::size_t> out;
+    for (std::size_t h = 1; h < n_heads; ++h) {
+        out.push_back(h * width);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string_view base_id(std::string_view id) noexcept {
+    if (id.starts_with("head")) {
+        const auto dot = id.find('.');
+        if (dot != std::string_view::npos) {
+            return id.substr(dot + 1);
+        }
+    }
+    return id;
+}
+
+const Head& head_of(const Trace& trace, const Step& step) {
+    return trace.heads.at(step.head == 0 ? 0 : step.head - 1);
+}
+
+std::vector<Step> teaching_steps(const Trace& t) {
+    StepList list;
+    const std::span<const std::string> tokens = t.tokens;
+    const bool masked = t.mask.has_value();
+    const bool multi = t.projected;
+    const std::size_t n_heads = t.heads.size();
+    const auto& c = t.config;
 
     Step tok;
-    tok.id = "tokens";
     tok.number = "1";
     tok.title = "Tokens";
-    tok.symbol = "tokens";
-    tok.formula = t.config.tokenizer.mode == TokenMode::chars ? "tokens = characters(sentence)"
-                                                              : "tokens = words(sentence)";
-    tok.explanation =
-        "The sentence is cut into tokens, the units attention works on. A token's index is its "
-        "position in the sequence; attention itself never sees it, only the vectors below.";
+    tok.formula = c.tokenizer.mode == TokenMode::chars ? "tokens = characters(sentence)"
+                                                       : "tokens = words(sentence)";
+    tok.explanation = tokens_why;
     tok.shape = {t.tokens.size(), 1};
     tok.kind = StepKind::tokens;
     tok.row_labels = tokens;
-    steps.push_back(std::move(tok));
+    tok.id = "tokens";
+    tok.symbol = "tokens";
+    list.add(std::move(tok));
 
-    matrix_step("embeddings", "2", "Embeddings", "X", "X = embed(tokens)",
-                "Each token becomes a vector of d_model numbers, looked up by its text. Row i "
-                "of X stands for token i: from here on, attention only sees these numbers.",
-                {}, t.x, tokens, t.dim_labels);
+    list.matrix("embeddings", "2", "Embeddings", "X", "X = embed(tokens)", embeddings_why, {}, t.x,
+                tokens, t.dim_labels);
 
-    matrix_step("W_Q", "3a", "Query weights", "W_Q", "W_Q",
-                "A learned matrix that turns an embedding into a query: what this token is "
-                "looking for in the others.",
-                {}, t.w_q, t.dim_labels, t.q_labels);
-    matrix_step("W_K", "3b", "Key weights", "W_K", "W_K",
-                "A learned matrix that turns an embedding into a key: what this token offers, "
-                "to be matched against the queries.",
-                {}, t.w_k, t.dim_labels, t.k_labels);
-    matrix_step("W_V", "3c", "Value weights", "W_V", "W_V",
-                "A learned matrix that turns an embedding into a value: the information this "
-                "token passes on to the tokens that attend to it.",
-                {}, t.w_v, t.dim_labels, t.v_labels);
+    const auto weight = [&](std::string id, std::string number, std::string_view title,
+                            std::string_view why, const Matrix& m,
+                            std::span<const std::string> cols, std::size_t head_width) {
+        Step& s = list.matrix(id, std::move(number), title, id, id, why, {}, m, t.dim_labels, cols);
+        if (multi && n_heads > 1) {
+            s.col_breaks = breaks(n_heads, head_width);
+        }
+    };
+    weight("W_Q", "3a", "Query weights", w_q_why, t.w_q, t.q_labels, c.d_k);
+    weight("W_K", "3b", "Key weights", w_k_why, t.w_k, t.k_labels, c.d_k);
+    weight("W_V", "3c", "Value weights", w_v_why, t.w_v, t.v_labels, c.d_v);
+    char bias_letter = 'd';
+    const auto bias = [&](std::string id, const Matrix& b, std::span<const std::string> cols,
+                          std::size_t head_width) {
+        if (b.empty()) {
+            return;
+        }
+        Step& s = list.matrix(id, std::string("3") + bias_letter++, "Bias", id, id, bias_why, {}, b,
+                              t.bias_label, cols);
+        if (multi && n_heads > 1) {
+            s.col_breaks = breaks(n_heads, head_width);
+        }
+    };
+    bias("b_Q", t.b_q, t.q_labels, c.d_k);
+    bias("b_K", t.b_k, t.k_labels, c.d_k);
+    bias("b_V", t.b_v, t.v_labels, c.d_v);
 
-    matrix_step("Q", "4a", "Queries", "Q", "Q = X · W_Q",
-                "Row i is token i's query, row i of X times W_Q. One matrix product projects "
-                "every token at once, with the same weights for every position.",
-                {shape_of(t.x), shape_of(t.w_q)}, t.q, tokens, t.q_labels);
-    matrix_step("K", "4b", "Keys", "K", "K = X · W_K",
-                "Row i is token i's key, row i of X times W_K.", {shape_of(t.x), shape_of(t.w_k)},
-                t.k, tokens, t.k_labels);
-    matrix_step("V", "4c", "Values", "V", "V = X · W_V",
-                "Row i is token i's value, row i of X times W_V: what token i will contribute "
-                "to the output of any token that attends to it.",
-                {shape_of(t.x), shape_of(t.w_v)}, t.v, tokens, t.v_labels);
-
-    matrix_step("scores", "5", "Scores", "S", "S = Q · Kᵀ",
-                "Cell (i, j) is the dot product of token i's query with token j's key: large "
-                "when the two vectors point the same way. Row i is how well every token "
-                "matches what token i is looking for. Rows are queries, columns are keys.",
-                {shape_of(t.q), {t.k.cols(), t.k.rows()}}, t.scores, tokens, tokens);
-
-    matrix_step("scaled_scores", "6", "Scaled scores", "S′", "S′ = S / √d_k",
-                "A dot product of two d_k-wide vectors with unit-variance entries has a "
-                "variance of about d_k, so scores grow with the width. Dividing by √d_k brings "
-                "the variance back to about 1 and keeps softmax out of saturation, where one "
-                "weight is nearly 1, the others nearly 0, and learning stalls.",
-                {shape_of(t.scores)}, t.scaled_scores, tokens, tokens);
-
-    int next = 7;
-    if (masked) {
+    const auto mask_step = [&](std::string number) {
         Step m;
-        m.id = "mask";
-        m.number = "7a";
+        m.number = std::move(number);
         m.title = "Causal mask";
-        m.symbol = "M";
         m.formula = "M[i, j] = 1 if j ≤ i, else 0";
-        m.explanation =
-            "A token may look only at itself and the tokens before it, as in a model that "
-            "writes text one token at a time and cannot see the future. 1\u00A0=\u00A0may "
-            "attend, 0\u00A0=\u00A0blocked.";
+        m.explanation = mask_why;
         m.shape = {t.mask->rows(), t.mask->cols()};
         m.kind = StepKind::mask;
         m.mask = &*t.mask;
         m.row_labels = tokens;
         m.col_labels = tokens;
-        steps.push_back(std::move(m));
+        m.id = "mask";
+        m.symbol = "M";
+        list.add(std::move(m));
+    };
 
-        matrix_step("masked_scores", "7b", "Masked scores", "S′ₘ",
-                    "S′ₘ = S′ where M = 1, −∞ where M = 0",
-                    "Blocked cells become −∞, so that softmax gives them a weight of exactly 0 "
-                    "(e^−∞\u00A0=\u00A00). A finite stand-in such as −1e4 or −1e9 works only while "
-                    "the real scores are far smaller than it (and −1e9 does not even fit in half "
-                    "precision); −∞ gives exactly 0 whatever the scores are.",
-                    {shape_of(t.scaled_scores)}, t.masked_scores, tokens, tokens);
-        ++next;
+    // numbering: one plain head keeps the classic 4a..9; several heads number their steps
+    // after the shared ones, the same numbers in every head
+    int next = multi ? (masked ? 5 : 4) : 4;
+    if (multi && masked) {
+        mask_step("4");
     }
+    for (const auto& head : t.heads) {
+        const std::size_t h = head.index + 1;
+        const std::string p = multi ? "head" + std::to_string(h) + "." : "";
+        const std::string sub = multi ? "_" + std::to_string(h) : "";  // Q_1, S_1, ...
+        list.set_head(multi ? h : 0);
+        int n = next;
+        const auto num = [&](int group, const char* letter = "") {
+            return std::to_string(group) + letter;
+        };
+        if (multi) {
+            list.matrix(p + "W_Q", num(n, "a"), "Query weights", "W_Q" + sub,
+                        "W_Q" + sub + " = W_Q[:, " + range(head.k_begin, c.d_k) + "]", slice_why,
+                        {}, head.w_q, t.dim_labels, head.q_labels);
+            list.matrix(p + "W_K", num(n, "b"), "Key weights", "W_K" + sub,
+                        "W_K" + sub + " = W_K[:, " + range(head.k_begin, c.d_k) + "]", slice_why,
+                        {}, head.w_k, t.dim_labels, head.k_labels);
+            list.matrix(p + "W_V", num(n, "c"), "Value weights", "W_V" + sub,
+                        "W_V" + sub + " = W_V[:, " + range(head.v_begin, c.d_v) + "]", slice_why,
+                        {}, head.w_v, t.dim_labels, head.v_labels);
+            ++n;
+        }
+        const auto proj = [&](const char* letter, std::string_view name, std::string_view title,
+                              std::string_view why, const Matrix& m, const Matrix& w,
+                              const Matrix& b, std::span<const std::string> cols) {
+            std::string formula = std::string(name) + sub + " = X · W_" + std::string(name) + sub;
+            if (!b.empty()) {
+                formula += " + b_" + std::string(name) + sub;
+            }
+            list.matrix(p + std::string(name), num(n, letter), title, std::string(name) + sub,
+                        formula, why, {shape_of(t.x), shape_of(w)}, m, tokens, cols);
+        };
+        proj("a", "Q", "Queries", q_why, head.q, head.w_q, t.b_q, head.q_labels);
+        proj("b", "K", "Keys", k_why, head.k, head.w_k, t.b_k, head.k_labels);
+        proj("c", "V", "Values", v_why, head.v, head.w_v, t.b_v, head.v_labels);
+        ++n;
+        list.matrix(p + "scores", num(n++), "Scores", "S" + sub,
+                    "S" + sub + " = Q" + sub + " · K" + sub + "ᵀ", scores_why,
+                    {shape_of(head.q), {head.k.cols(), head.k.rows()}}, head.scores, tokens,
+                    tokens);
+        list.matrix(p + "scaled_scores", num(n++), "Scaled scores", "S′" + sub,
+                    "S′" + sub + " = S" + sub + " / √d_k", scaled_why, {shape_of(head.scores)},
+                    head.scaled_scores, tokens, tokens);
+        if (masked) {
+            if (!multi) {
+                mask_step(num(n, "a"));
+            }
+            list.matrix(p + "masked_scores", num(n, multi ? "" : "b"), "Masked scores", "S′ₘ" + sub,
+                        "S′ₘ" + sub + " = S′" + sub + " where M = 1, −∞ where M = 0", masked_why,
+                        {shape_of(head.scaled_scores)}, head.masked_scores, tokens, tokens);
+            ++n;
+        }
+        Step& a =
+            list.matrix(p + "weights", num(n++), "Attention weights", "A" + sub,
+                        "A" + sub + " = softmax(" + (masked ? "S′ₘ" : "S′") + sub + "), row by row",
+                        weights_why, {shape_of(masked ? head.masked_scores : head.scaled_scores)},
+                        head.attention, tokens, tokens);
+        a.kind = StepKind::attention;
+        list.matrix(p + "output", num(n), "Output", "Z" + sub,
+                    "Z" + sub + " = A" + sub + " · V" + sub, multi ? head_output_why : output_why,
+                    {shape_of(head.attention), shape_of(head.v)}, head.output, tokens,
+                    head.z_labels);
+        if (head.index + 1 == n_heads) {
+            next = n + 1;
+        }
+    }
+    list.set_head(0);
 
-    Step a;
-    a.id = "weights";
-    a.number = std::to_string(next++);
-    a.title = "Attention weights";
-    a.symbol = "A";
-    a.formula = masked ? "A = softmax(S′ₘ), row by row" : "A = softmax(S′), row by row";
-    a.explanation =
-        "Softmax turns each row of scores into weights that are positive and sum to 1: how "
-        "token i shares its attention among the tokens. It is computed stably: attn subtracts "
-        "each row's maximum before exponentiating, e^(s − max) / Σ e^(s − max), which gives "
-        "the same weights and never overflows.";
-    a.operands = {shape_of(masked ? t.masked_scores : t.scaled_scores)};
-    a.shape = shape_of(t.attention);
-    a.kind = StepKind::attention;
-    a.matrix = &t.attention;
-    a.row_labels = tokens;
-    a.col_labels = tokens;
-    steps.push_back(std::move(a));
-
-    matrix_step("output", std::to_string(next), "Output", "Z", "Z = A · V",
-                "Each token's new vector is the weighted average of all value vectors, with "
-                "its row of A as the weights: every token now carries information from the "
-                "tokens it attends to. This is the output of self-attention.",
-                {shape_of(t.attention), shape_of(t.v)}, t.output, tokens, t.z_labels);
-    return steps;
+    if (multi) {
+        std::string parts;
+        for (std::size_t h = 1; h <= n_heads; ++h) {
+            parts += (h > 1 ? " | Z_" : "Z_") + std::to_string(h);
+        }
+        std::vector<Shape> outs;
+        for (const auto& head : t.heads) {
+            outs.push_back(shape_of(head.output));
+        }
+        Step& cat =
+            list.matrix("concat", std::to_string(next++), "Concatenation", "Z",
+                        "Z = [" + parts + "]", concat_why, outs, t.concat, tokens, t.concat_labels);
+        cat.col_breaks = breaks(n_heads, c.d_v);
+        cat.joiner = "|";
+        Step& wo =
+            list.matrix("W_O", std::to_string(next) + (t.b_o.empty() ? "" : "a"), "Output weights",
+                        "W_O", "W_O", w_o_why, {}, t.w_o, t.concat_labels, t.out_labels);
+        wo.col_breaks = {};
+        if (!t.b_o.empty()) {
+            list.matrix("b_O", std::to_string(next) + "b", "Bias", "b_O", "b_O", bias_why, {},
+                        t.b_o, t.bias_label, t.out_labels);
+        }
+        ++next;
+        list.matrix("output", std::to_string(next), "Output", "O",
+                    t.b_o.empty() ? "O = Z · W_O" : "O = Z · W_O + b_O", final_why,
+                    {shape_of(t.concat), shape_of(t.w_o)}, t.output, tokens, t.out_labels);
+    }
+    return list.take();
 }
 
 }  // namespace attn

@@ -10,6 +10,7 @@
 
 #include "attn/error.hpp"
 #include "attn/json_reader.hpp"
+#include "attn/ops.hpp"
 #include "attn/render.hpp"
 #include "attn/utf8.hpp"
 
@@ -275,16 +276,37 @@ class Reader {
         return table;
     }
 
+    // A bias: an array of numbers, kept as a (1, n) matrix.
+    Matrix bias(const Value& v, const std::string& where, std::size_t expected,
+                std::string_view of) const {
+        const auto b = numbers(v, where);
+        if (b.size() != expected) {
+            fail(v, where,
+                 fmt::format("the bias has {} numbers, expected {} (one per column of {})",
+                             b.size(), expected, of));
+        }
+        Matrix m(1, b.size());
+        std::copy(b.begin(), b.end(), m.row(0).begin());
+        return m;
+    }
+
     Weights weights(const Value& obj, const std::string& where) const {
         expect_type(obj, where, Type::object,
                     "an object with \"W_Q\", \"W_K\" and \"W_V\" (each an array of rows)");
-        check_keys(obj, where, {"schema", "description", "W_Q", "W_K", "W_V"});
+        if (obj.find("in_proj_weight") != nullptr) {
+            return pytorch_weights(obj, where);
+        }
+        check_keys(obj, where,
+                   {"schema", "description", "heads", "W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K",
+                    "b_V", "b_O"});
         const std::string_view expected = "W_Q, W_K and W_V, each an array of rows";
         const Value& q = require(obj, where, "W_Q", expected);
         const Value& k = require(obj, where, "W_K", expected);
         const Value& v = require(obj, where, "W_V", expected);
-        Weights w{matrix(q, child(where, "W_Q")), matrix(k, child(where, "W_K")),
-                  matrix(v, child(where, "W_V"))};
+        Weights w;
+        w.w_q = matrix(q, child(where, "W_Q"));
+        w.w_k = matrix(k, child(where, "W_K"));
+        w.w_v = matrix(v, child(where, "W_V"));
         const auto same_rows = [&](const Matrix& m, const Value& at, std::string_view name) {
             if (m.rows() != w.w_q.rows()) {
                 fail(at, child(where, name),
@@ -301,7 +323,105 @@ class Reader {
                              "must have the same width to be compared)",
                              w.w_k.cols(), w.w_q.cols()));
         }
+        if (const Value* o = obj.find("W_O")) {
+            w.w_o = matrix(*o, child(where, "W_O"));
+            if (w.w_o.rows() != w.w_v.cols() || w.w_o.cols() != w.w_q.rows()) {
+                fail(*o, child(where, "W_O"),
+                     fmt::format("W_O is {}×{}, expected {}×{} (as many rows as W_V has columns, "
+                                 "as many columns as d_model)",
+                                 w.w_o.rows(), w.w_o.cols(), w.w_v.cols(), w.w_q.rows()));
+            }
+        }
+        const auto read_bias = [&](std::string_view key, Matrix& into, std::size_t n,
+                                   std::string_view of) {
+            if (const Value* b = obj.find(key)) {
+                into = bias(*b, child(where, key), n, of);
+            }
+        };
+        read_bias("b_Q", w.b_q, w.w_q.cols(), "W_Q");
+        read_bias("b_K", w.b_k, w.w_k.cols(), "W_K");
+        read_bias("b_V", w.b_v, w.w_v.cols(), "W_V");
+        if (const Value* b = obj.find("b_O")) {
+            if (w.w_o.empty()) {
+                fail(*b, child(where, "b_O"), "there is b_O but no W_O, expected W_O with it");
+            }
+            w.b_o = bias(*b, child(where, "b_O"), w.w_o.cols(), "W_O");
+        }
+        read_heads(obj, where, w);
         return w;
+    }
+
+    // PyTorch's nn.MultiheadAttention state_dict: in_proj_weight (3E, E) holds W_q, W_k, W_v
+    // one under the other and y = x·Wᵀ + b, so attn's W_Q = in_proj_weight[0:E]ᵀ, etc.
+    Weights pytorch_weights(const Value& obj, const std::string& where) const {
+        check_keys(obj, where,
+                   {"schema", "description", "heads", "in_proj_weight", "in_proj_bias",
+                    "out_proj.weight", "out_proj.bias"});
+        const Value& in_w = obj.members.front().first == "in_proj_weight"
+                                ? obj.members.front().second
+                                : *obj.find("in_proj_weight");
+        const Matrix in = matrix(in_w, child(where, "in_proj_weight"));
+        const std::size_t e = in.cols();
+        if (in.rows() != 3 * e) {
+            fail(in_w, child(where, "in_proj_weight"),
+                 fmt::format("in_proj_weight is {}×{}, expected 3E×E = {}×{} (W_q, W_k and W_v "
+                             "of PyTorch, one under the other)",
+                             in.rows(), e, 3 * e, e));
+        }
+        const auto block_t = [&](const Matrix& m, std::size_t first_row, std::size_t n_rows) {
+            Matrix out(m.cols(), n_rows);  // the rows [first_row, first_row + n_rows), transposed
+            for (std::size_t r = 0; r < n_rows; ++r) {
+                for (std::size_t c = 0; c < m.cols(); ++c) {
+                    out(c, r) = m(first_row + r, c);
+                }
+            }
+            return out;
+        };
+        Weights w;
+        w.layout = "pytorch";
+        w.w_q = block_t(in, 0, e);
+        w.w_k = block_t(in, e, e);
+        w.w_v = block_t(in, 2 * e, e);
+        if (const Value* b = obj.find("in_proj_bias")) {
+            const Matrix all =
+                bias(*b, child(where, "in_proj_bias"), 3 * e, "in_proj_weight's rows");
+            w.b_q = Matrix(1, e);
+            w.b_k = Matrix(1, e);
+            w.b_v = Matrix(1, e);
+            for (std::size_t i = 0; i < e; ++i) {
+                w.b_q(0, i) = all(0, i);
+                w.b_k(0, i) = all(0, e + i);
+                w.b_v(0, i) = all(0, 2 * e + i);
+            }
+        }
+        const Value& out_w = require(obj, where, "out_proj.weight",
+                                     "out_proj.weight (E×E), as in PyTorch's state_dict");
+        const Matrix out = matrix(out_w, child(where, "out_proj.weight"));
+        if (out.rows() != e || out.cols() != e) {
+            fail(out_w, child(where, "out_proj.weight"),
+                 fmt::format("out_proj.weight is {}×{}, expected E×E = {}×{}", out.rows(),
+                             out.cols(), e, e));
+        }
+        w.w_o = transpose(out);
+        if (const Value* b = obj.find("out_proj.bias")) {
+            w.b_o = bias(*b, child(where, "out_proj.bias"), e, "out_proj.weight's rows");
+        }
+        read_heads(obj, where, w);
+        return w;
+    }
+
+    void read_heads(const Value& obj, const std::string& where, Weights& w) const {
+        const Value* h = obj.find("heads");
+        if (h == nullptr) {
+            return;
+        }
+        w.n_heads = size_value(*h, child(where, "heads"));
+        if (w.w_q.cols() % w.n_heads != 0 || w.w_v.cols() % w.n_heads != 0) {
+            fail(*h, child(where, "heads"),
+                 fmt::format("{} heads do not divide W_Q's {} and W_V's {} columns, expected a "
+                             "number of heads that splits them evenly",
+                             w.n_heads, w.w_q.cols(), w.w_v.cols()));
+        }
     }
 
   private:
@@ -573,6 +693,13 @@ Loaded load_input(const InputSpec& spec) {
     c.mask = spec.mask.value_or(model && model->mask ? *model->mask : MaskKind::none);
     c.seed = spec.seed.value_or(c.seed);
 
+    // heads: the weights file's word, else --heads, else 1
+    c.n_heads = spec.n_heads.value_or(1);
+    if (weights && weights->n_heads > 0) {
+        check_sizes_agree("--heads", spec.n_heads, weights->n_heads,
+                          fmt::format("{} says \"heads\": {}", weights_path, weights->n_heads));
+        c.n_heads = weights->n_heads;
+    }
     if (table) {
         c.d_model = table->vectors.cols();
         check_sizes_agree("--d-model", spec.d_model, c.d_model,
@@ -586,20 +713,45 @@ Loaded load_input(const InputSpec& spec) {
                                     weights_path, weights->w_q.rows(), c.d_model, table->path));
         }
         c.d_model = weights->w_q.rows();
-        c.d_k = weights->w_q.cols();
-        c.d_v = weights->w_v.cols();
         check_sizes_agree("--d-model", spec.d_model, c.d_model,
                           fmt::format("W_Q in {} has {} rows", weights_path, c.d_model));
+        if (weights->w_q.cols() % c.n_heads != 0 || weights->w_v.cols() % c.n_heads != 0) {
+            throw Error(
+                ErrorKind::usage,
+                fmt::format("--heads {} does not divide the {} columns of W_Q and the {} "
+                            "of W_V in {}, expected a number of heads that splits them "
+                            "evenly",
+                            c.n_heads, weights->w_q.cols(), weights->w_v.cols(), weights_path));
+        }
+        c.d_k = weights->w_q.cols() / c.n_heads;
+        c.d_v = weights->w_v.cols() / c.n_heads;
         check_sizes_agree("--d-k", spec.d_k, c.d_k,
-                          fmt::format("W_Q in {} has {} columns", weights_path, c.d_k));
+                          fmt::format("W_Q in {} has {} columns per head", weights_path, c.d_k));
         check_sizes_agree("--d-v", spec.d_v, c.d_v,
-                          fmt::format("W_V in {} has {} columns", weights_path, c.d_v));
+                          fmt::format("W_V in {} has {} columns per head", weights_path, c.d_v));
+        if (c.n_heads > 1 && weights->w_o.empty()) {
+            throw Error(ErrorKind::input,
+                        fmt::format("{} has no W_O, expected one for {} heads (W_O mixes the "
+                                    "heads' outputs)\n  hint: add \"W_O\" to the weights, or "
+                                    "use one head",
+                                    weights_path, c.n_heads));
+        }
     } else {
-        c.d_k = spec.d_k.value_or(c.d_k);
-        c.d_v = spec.d_v.value_or(c.d_v);
-    }
-    if (!table && !weights) {
-        c.d_model = spec.d_model.value_or(c.d_model);
+        if (!table) {
+            // several heads: three columns per head unless told otherwise
+            c.d_model = spec.d_model.value_or(c.n_heads > 1 ? 3 * c.n_heads : c.d_model);
+        }
+        if (c.n_heads > 1 && c.d_model % c.n_heads != 0) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("d_model = {} is not divisible by --heads {}, expected a "
+                                    "multiple of {} (each head gets d_model / heads columns, as "
+                                    "in PyTorch's nn.MultiheadAttention), e.g. --d-model {}",
+                                    c.d_model, c.n_heads, c.n_heads,
+                                    (c.d_model / c.n_heads + 1) * c.n_heads));
+        }
+        const std::size_t per_head = c.n_heads > 1 ? c.d_model / c.n_heads : c.d_k;
+        c.d_k = spec.d_k.value_or(per_head);
+        c.d_v = spec.d_v.value_or(c.n_heads > 1 ? c.d_k : c.d_v);
     }
     validate(c);
 
@@ -624,12 +776,15 @@ Loaded load_input(const InputSpec& spec) {
         in.description = *model->description;
     }
     if (table) {
-        in.embeddings_source = {Source::Kind::file, table->path, {}};
+        in.embeddings_source.kind = Source::Kind::file;
+        in.embeddings_source.path = table->path;
         in.x = look_up(*table, in.tokens, spec.unknown, c.seed, in.embeddings_source);
     }
     if (weights) {
         in.weights = *weights;
-        in.weights_source = {Source::Kind::file, weights_path, {}};
+        in.weights_source.kind = Source::Kind::file;
+        in.weights_source.path = weights_path;
+        in.weights_source.layout = weights->layout;
     }
     return out;
 }
@@ -659,6 +814,9 @@ Loaded read_dump(const std::string& path) {
     }
     c.seed = seed_value;
     c.d_model = r.size_value(r.require(config, "config", "d_model", "a size"), "config.d_model");
+    if (const Value* heads = config.find("n_heads")) {
+        c.n_heads = r.size_value(*heads, "config.n_heads");
+    }
     c.d_k = r.size_value(r.require(config, "config", "d_k", "a size"), "config.d_k");
     c.d_v = r.size_value(r.require(config, "config", "d_v", "a size"), "config.d_v");
     c.mask =
@@ -691,6 +849,9 @@ Loaded read_dump(const std::string& path) {
             if (const Value* p = v->find("path")) {
                 s.path = r.string_value(*p, child(child("sources", key), "path"));
             }
+            if (const Value* l = v->find("layout")) {
+                s.layout = r.string_value(*l, child(child("sources", key), "layout"));
+            }
             if (const Value* seeded = v->find("seeded_tokens");
                 seeded != nullptr && seeded->is(Type::array)) {
                 for (const auto& t : seeded->items) {
@@ -704,6 +865,25 @@ Loaded read_dump(const std::string& path) {
     }
     const Value& steps = r.require(root, "", "steps", "the steps");
     r.expect_type(steps, "steps", Type::array, "an array of steps");
+    const auto find_step = [&](std::string_view id) -> std::pair<const Value*, std::size_t> {
+        for (std::size_t i = 0; i < steps.items.size(); ++i) {
+            const Value& s = steps.items[i];
+            const Value* sid = s.find("id");
+            if (s.is(Type::object) && sid != nullptr && sid->is(Type::string) && sid->text == id) {
+                return {&s, i};
+            }
+        }
+        return {nullptr, 0};
+    };
+    const auto optional_values = [&](std::string_view id) -> Matrix {
+        const auto [s, i] = find_step(id);
+        if (s == nullptr) {
+            return {};
+        }
+        const std::string where = index("steps", i);
+        return r.matrix(r.require(*s, where, "values", "the step's values"),
+                        child(where, "values"));
+    };
     const auto step_values = [&](std::string_view id) -> Matrix {
         for (std::size_t i = 0; i < steps.items.size(); ++i) {
             const Value& s = steps.items[i];
@@ -720,7 +900,14 @@ Loaded read_dump(const std::string& path) {
                            id));
     };
     in.x = step_values("embeddings");
-    in.weights = {step_values("W_Q"), step_values("W_K"), step_values("W_V")};
+    in.weights.w_q = step_values("W_Q");
+    in.weights.w_k = step_values("W_K");
+    in.weights.w_v = step_values("W_V");
+    in.weights.w_o = optional_values("W_O");
+    in.weights.b_q = optional_values("b_Q");
+    in.weights.b_k = optional_values("b_K");
+    in.weights.b_v = optional_values("b_V");
+    in.weights.b_o = optional_values("b_O");
     if (in.x.rows() != in.tokens.size()) {
         r.fail(tokens, "tokens",
                fmt::format("there are {} tokens but {} rows of embeddings, expected one row per "

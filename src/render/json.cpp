@@ -77,6 +77,10 @@ void source(JsonOut& j, const Source& s) {
         j.raw(", \"path\": ");
         j.string(s.path);
     }
+    if (!s.layout.empty()) {
+        j.raw(", \"layout\": ");
+        j.string(s.layout);
+    }
     if (!s.seeded_tokens.empty()) {
         j.raw(", \"seeded_tokens\": ");
         string_array(j, s.seeded_tokens);
@@ -111,6 +115,10 @@ void step_json(JsonOut& j, const Trace& t, const Step& step) {
     j.string(step.id);
     j.key(in, "number");
     j.string(step.number);
+    if (step.head > 0) {
+        j.key(in, "head");
+        j.integer(step.head);
+    }
     j.key(in, "title");
     j.string(step.title);
     j.key(in, "symbol");
@@ -141,21 +149,23 @@ void step_json(JsonOut& j, const Trace& t, const Step& step) {
         j.key(in, "convention");
         j.string("true = may attend, false = blocked");
     }
-    if (step.id == "masked_scores") {
+    const auto base = base_id(step.id);
+    if (base == "masked_scores") {
         j.key(in, "masked_value");
         j.string("-inf");
     }
-    if (step.id == "scaled_scores") {
+    if (base == "scaled_scores") {
+        const Head& h = head_of(t, step);
         j.key(in, "sqrt_d_k");
-        j.number(t.sqrt_d_k);
+        j.number(h.sqrt_d_k);
         j.key(in, "variance_before");
-        j.number(t.variance_scores);
+        j.number(h.variance_scores);
         j.key(in, "variance_after");
-        j.number(t.variance_scaled);
+        j.number(h.variance_scaled);
     }
     if (step.kind == StepKind::attention) {
         j.key(in, "row_sums");
-        number_array(j, row_sums(t.attention));
+        number_array(j, row_sums(*step.matrix));
     }
     j.key(in, "values");
     values(j, step);
@@ -180,6 +190,8 @@ void render_json(const Trace& t, const Sink& sink) {
     j.raw(fmt::format("{}", c.seed));
     j.key(",\n    ", "d_model");
     j.integer(c.d_model);
+    j.key(",\n    ", "n_heads");
+    j.integer(c.n_heads);
     j.key(",\n    ", "d_k");
     j.integer(c.d_k);
     j.key(",\n    ", "d_v");

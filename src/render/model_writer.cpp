@@ -70,17 +70,33 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
     }
     out += "\n    }\n  },\n";
     out += "  \"weights\": {\n";
+    if (c.n_heads > 1) {
+        out += fmt::format(
+            "    // {} heads: head h uses columns h·d_k to (h+1)·d_k - 1 of W_Q and "
+            "W_K, and likewise of W_V\n",
+            c.n_heads);
+        out += fmt::format("    \"heads\": {},\n", c.n_heads);
+    }
+    const std::string_view k_width = c.n_heads > 1 ? "(heads·d_k)" : "d_k";
+    const std::string_view v_width = c.n_heads > 1 ? "(heads·d_v)" : "d_v";
     out += fmt::format(
-        "    // W_Q and W_K: d_model × d_k = {} × {}; one row per embedding "
+        "    // W_Q and W_K: d_model × {} = {} × {}; one row per embedding "
         "dimension\n",
-        c.d_model, c.d_k);
+        k_width, c.d_model, c.n_heads * c.d_k);
     out += "    \"W_Q\": ";
     matrix(out, "    ", in.weights.w_q);
     out += ",\n    \"W_K\": ";
     matrix(out, "    ", in.weights.w_k);
-    out += fmt::format(",\n    // W_V: d_model × d_v = {} × {}\n", c.d_model, c.d_v);
+    out += fmt::format(",\n    // W_V: d_model × {} = {} × {}\n", v_width, c.d_model,
+                       c.n_heads * c.d_v);
     out += "    \"W_V\": ";
     matrix(out, "    ", in.weights.w_v);
+    if (!in.weights.w_o.empty()) {
+        out += fmt::format(",\n    // W_O: (heads·d_v) × d_model = {} × {}; mixes the heads\n",
+                           in.weights.w_o.rows(), in.weights.w_o.cols());
+        out += "    \"W_O\": ";
+        matrix(out, "    ", in.weights.w_o);
+    }
     out += "\n  }\n}\n";
     return out;
 }

@@ -1,6 +1,7 @@
 #include "narrative.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -45,6 +46,13 @@ std::string join_list(const std::vector<std::string>& items) {
 std::string source_text(const Source& source, std::uint64_t seed, std::string_view seeded_how) {
     if (source.kind == Source::Kind::file) {
         std::string out = "read from " + source.path;
+        if (source.layout == "pytorch") {
+            out +=
+                " in PyTorch's layout (y\u00A0=\u00A0x·Wᵀ\u00A0+\u00A0b): W_Q, W_K, W_V are the "
+                "three blocks of "
+                "rows of in_proj_weight, transposed, W_O is out_proj.weight transposed, and "
+                "the biases come from in_proj_bias and out_proj.bias";
+        }
         if (!source.seeded_tokens.empty()) {
             std::vector<std::string> quoted_tokens;
             for (const auto& t : source.seeded_tokens) {
@@ -77,8 +85,8 @@ std::string value_name(const Trace& t, std::size_t i) {
 }
 
 // "The new vector for 'book' is 0.43 of V[This] + 0.31 of V[is] + 0.26 of V[book]."
-std::string contributions(const Trace& t, std::size_t row) {
-    const auto weights = t.attention.row(row);
+std::string contributions(const Trace& t, const Head& head, std::size_t row) {
+    const auto weights = head.attention.row(row);
     std::vector<std::size_t> order(weights.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(),
@@ -132,8 +140,14 @@ std::vector<std::string> summary(const Trace& t) {
                     t.tokens.size() == 1 ? "token" : "tokens",
                     c.tokenizer.mode == TokenMode::chars ? "characters" : "words and punctuation",
                     c.tokenizer.lowercase ? ", lowercased" : ""));
-    lines.push_back(fmt::format("sizes     d_model = {}, d_k = {}, d_v = {}; mask: {}", c.d_model,
-                                c.d_k, c.d_v, to_string(c.mask)));
+    if (c.n_heads > 1) {
+        lines.push_back(
+            fmt::format("sizes     d_model = {}, {} heads of d_k = {}, d_v = {}; mask: {}",
+                        c.d_model, c.n_heads, c.d_k, c.d_v, to_string(c.mask)));
+    } else {
+        lines.push_back(fmt::format("sizes     d_model = {}, d_k = {}, d_v = {}; mask: {}",
+                                    c.d_model, c.d_k, c.d_v, to_string(c.mask)));
+    }
     lines.push_back("numbers   embeddings " +
                     source_text(t.embeddings_source, c.seed, " and each token's text") +
                     "; weights " + source_text(t.weights_source, c.seed, ""));
@@ -141,9 +155,12 @@ std::vector<std::string> summary(const Trace& t) {
                           !t.embeddings_source.seeded_tokens.empty();
     const bool w_seeded = t.weights_source.kind == Source::Kind::seeded;
     if (x_seeded || w_seeded) {
-        const std::string what = x_seeded && w_seeded ? "N(0, 1) for X and N(0, 1/d_model) for W"
-                                 : x_seeded           ? "N(0, 1) for X"
-                                                      : "N(0, 1/d_model) for W";
+        const std::string w_what = t.projected ? "N(0, 1/d_model) for W_Q, W_K, W_V and "
+                                                 "N(0, 1/(heads·d_v)) for W_O"
+                                               : "N(0, 1/d_model) for W";
+        const std::string what = x_seeded && w_seeded ? "N(0, 1) for X and " + w_what
+                                 : x_seeded           ? std::string("N(0, 1) for X")
+                                                      : w_what;
         lines.push_back(fmt::format(
             "          (seeded numbers are {}, rounded to two decimals; the same --seed {} gives "
             "the same numbers on every machine)",
@@ -154,7 +171,8 @@ std::vector<std::string> summary(const Trace& t) {
 
 std::vector<std::string> warnings(const Trace& t) {
     std::vector<std::string> out;
-    for (std::size_t row : t.empty_rows) {
+    // every head shares the mask, so the first head's empty rows are every head's
+    for (std::size_t row : t.heads.front().empty_rows) {
         out.push_back(fmt::format(
             "row {} ({}) of the attention weights has every key masked: softmax is undefined "
             "there, so attn gives it zero weights and a zero output row (PyTorch's "
@@ -164,10 +182,76 @@ std::vector<std::string> warnings(const Trace& t) {
     return out;
 }
 
+namespace {
+
+// "In head 2, " + "The new vector ..." → "In head 2, the new vector ..."
+std::string lead_in(std::string_view lead, std::string sentence) {
+    if (!lead.empty() && !sentence.empty()) {
+        sentence[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(sentence[0])));
+    }
+    return std::string(lead) + sentence;
+}
+
+void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead) {
+    constexpr std::size_t all_rows_up_to = 6;
+    if (t.tokens.size() <= all_rows_up_to) {
+        for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+            n.after.push_back(lead_in(lead, contributions(t, head, i)));
+        }
+        return;
+    }
+    // the row whose attention is most focused: the most telling one to read out
+    std::size_t focused = 0;
+    double best = -1.0;
+    for (std::size_t i = 0; i < head.attention.rows(); ++i) {
+        const auto row = head.attention.row(i);
+        const double max = *std::max_element(row.begin(), row.end());
+        if (max > best) {
+            best = max;
+            focused = i;
+        }
+    }
+    n.after.push_back(lead_in(lead, contributions(t, head, focused)));
+    n.after.push_back(fmt::format(
+        "(That is the row with the most focused attention; every row reads the same way, and "
+        "the JSON dump, --json, has all {} of them.)",
+        t.tokens.size()));
+}
+
+void repeated_tokens(const Trace& t, Notes& n) {
+    std::vector<std::string> same;
+    std::vector<std::string> different;
+    for (const auto& group : t.identical_embeddings) {
+        if (!same_text(t, group)) {
+            continue;
+        }
+        auto name =
+            fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]), join_indices(group));
+        (contains(t.identical_outputs, group) ? same : different).push_back(std::move(name));
+    }
+    if (!same.empty()) {
+        n.after.push_back(
+            fmt::format("Identical outputs for {}: same embedding and no position information, so "
+                        "attention cannot tell the copies apart.",
+                        join_list(same)));
+    }
+    if (!different.empty()) {
+        n.after.push_back(
+            fmt::format("Different outputs for {}, although the copies start from identical "
+                        "embeddings: the mask lets each copy see different tokens.",
+                        join_list(different)));
+    }
+}
+
+}  // namespace
+
 Notes notes(const Trace& t, const Step& step, int precision) {
     Notes n;
     const auto num = [precision](double x) { return format_number(x, precision, true); };
-    if (step.id == "embeddings") {
+    const auto base = base_id(step.id);
+    const Head& head = head_of(t, step);
+    const std::string sub = step.head > 0 ? "_" + std::to_string(step.head) : "";
+    if (base == "embeddings") {
         std::vector<std::string> repeats;
         for (const auto& group : t.identical_embeddings) {
             if (same_text(t, group)) {
@@ -185,66 +269,37 @@ Notes notes(const Trace& t, const Step& step, int precision) {
                 repeats.size() == 1 ? "A repeated token," : "Repeated tokens,",
                 join_list(repeats)));
         }
-    } else if (step.id == "scaled_scores" && t.scores.size() < 2) {
+    } else if (base == "W_Q" && step.head == 0 && t.projected && t.heads.size() > 1) {
+        n.before.push_back(fmt::format(
+            "Here {} heads of d_k = {} columns each: columns 1.q0–1.q{} are head 1's, 2.q0–2.q{} "
+            "head 2's{}. W_K and W_V are split the same way.",
+            t.heads.size(), t.config.d_k, t.config.d_k - 1, t.config.d_k - 1,
+            t.heads.size() > 2 ? ", and so on" : ""));
+    } else if (base == "scaled_scores" && head.scores.size() < 2) {
         n.before.push_back(fmt::format(
             "Here d_k = {}, so √d_k = {}. (With a single score there is no spread to measure; "
             "try a longer sentence to see the variance shrink.)",
-            t.config.d_k, num(t.sqrt_d_k)));
-    } else if (step.id == "scaled_scores") {
+            t.config.d_k, num(head.sqrt_d_k)));
+    } else if (base == "scaled_scores") {
         n.before.push_back(fmt::format(
-            "Here d_k = {}, so √d_k = {}. The variance of the scores falls from {} (S) to {} "
-            "(S′), a factor of d_k.",
-            t.config.d_k, num(t.sqrt_d_k), num(t.variance_scores), num(t.variance_scaled)));
-    } else if (step.id == "weights") {
+            "Here d_k = {}, so √d_k = {}. The variance of the scores falls from {} (S{}) to {} "
+            "(S′{}), a factor of d_k.",
+            t.config.d_k, num(head.sqrt_d_k), num(head.variance_scores), sub,
+            num(head.variance_scaled), sub));
+    } else if (base == "weights") {
         n.after.push_back(
             "Each row sums to 1 (the Σ column): every token spends all of its "
             "attention, and only that.");
-    } else if (step.id == "output") {
-        constexpr std::size_t all_rows_up_to = 6;
-        if (t.tokens.size() <= all_rows_up_to) {
-            for (std::size_t i = 0; i < t.tokens.size(); ++i) {
-                n.after.push_back(contributions(t, i));
-            }
-        } else {
-            // the row whose attention is most focused: the most telling one to read out
-            std::size_t focused = 0;
-            double best = -1.0;
-            for (std::size_t i = 0; i < t.attention.rows(); ++i) {
-                const auto row = t.attention.row(i);
-                const double max = *std::max_element(row.begin(), row.end());
-                if (max > best) {
-                    best = max;
-                    focused = i;
-                }
-            }
-            n.after.push_back(contributions(t, focused));
-            n.after.push_back(fmt::format(
-                "(That is the row with the most focused attention; every row reads the same "
-                "way, and the JSON dump, --json, has all {} of them.)",
-                t.tokens.size()));
-        }
-        std::vector<std::string> same;
-        std::vector<std::string> different;
-        for (const auto& group : t.identical_embeddings) {
-            if (!same_text(t, group)) {
-                continue;
-            }
-            auto name =
-                fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]), join_indices(group));
-            (contains(t.identical_outputs, group) ? same : different).push_back(std::move(name));
-        }
-        if (!same.empty()) {
-            n.after.push_back(fmt::format(
-                "Identical outputs for {}: same embedding and no position information, so "
-                "attention cannot tell the copies apart.",
-                join_list(same)));
-        }
-        if (!different.empty()) {
-            n.after.push_back(
-                fmt::format("Different outputs for {}, although the copies start from identical "
-                            "embeddings: the mask lets each copy see different tokens.",
-                            join_list(different)));
-        }
+    } else if (base == "output" && step.head > 0) {
+        readout(t, head, n, fmt::format("In head {}, ", step.head));
+    } else if (base == "output" && t.projected) {
+        n.after.push_back(
+            "Row i mixes what every head found for token i: each output number is a weighted "
+            "sum of the whole row of Z, with a column of W_O as the weights.");
+        repeated_tokens(t, n);
+    } else if (base == "output") {
+        readout(t, head, n, "");
+        repeated_tokens(t, n);
     }
     return n;
 }

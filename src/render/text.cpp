@@ -158,7 +158,8 @@ std::string shapes_line(const Step& step) {
     }
     std::string out;
     for (std::size_t i = 0; i < step.operands.size(); ++i) {
-        out += (i > 0 ? "·" : "") + shape_text(step.operands[i]);
+        const std::string joiner = step.joiner == "·" ? "·" : " " + std::string(step.joiner) + " ";
+        out += (i > 0 ? joiner : "") + shape_text(step.operands[i]);
     }
     return out.empty() ? shape_text(step.shape) : out + " → " + shape_text(step.shape);
 }
@@ -173,8 +174,11 @@ std::string heat_code(double w) {
 
 class MatrixPrinter {
   public:
-    MatrixPrinter(Writer& w, const Step& step, const std::vector<double>& sums)
-        : w_(w), step_(step), sums_(sums) {}
+    MatrixPrinter(Writer& w, const Step& step)
+        : w_(w),
+          step_(step),
+          sums_(step.kind == StepKind::attention ? row_sums(*step.matrix) : std::vector<double>{}) {
+    }
 
     void print() {
         const auto& style = w_.style();
@@ -209,7 +213,8 @@ class MatrixPrinter {
         }
 
         const auto fit = [&] {
-            const std::size_t fixed = 2 + label_w_ + 2 + (is_attention() ? cell_w_ + 4 : 0);
+            const std::size_t fixed =
+                2 + label_w_ + 2 + (is_attention() ? cell_w_ + 4 : 0) + 2 * step_.col_breaks.size();
             const std::size_t avail = style.width > fixed ? style.width - fixed : 0;
             return std::max<std::size_t>(2, avail / (cell_w_ + 2));
         };
@@ -295,8 +300,20 @@ class MatrixPrinter {
         const std::string v_ellipsis = unicode ? "⋮" : ":";
         const bool sums = is_attention() && with_sums;
 
+        // " │" before the first column of each further head
+        const auto boundary = [&](const std::optional<std::size_t>& c, std::size_t i) {
+            return c && i > 0 &&
+                   std::find(step_.col_breaks.begin(), step_.col_breaks.end(), *c) !=
+                       step_.col_breaks.end();
+        };
         std::string header = "  " + std::string(label_w_, ' ') + " " + bar;
-        for (const auto& c : cols) {
+        std::size_t n_boundaries = 0;
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            const auto& c = cols[i];
+            if (boundary(c, i)) {
+                header += " " + bar;
+                ++n_boundaries;
+            }
             header +=
                 "  " + pad_left(c ? truncate(step_.col_labels[*c], cell_w_, unicode) : h_ellipsis,
                                 cell_w_);
@@ -305,8 +322,13 @@ class MatrixPrinter {
             header += " " + bar + "  " + pad_left(unicode ? "Σ" : "sum", cell_w_);
         }
         w_.line(header);
-        const std::size_t body = cols.size() * (cell_w_ + 2) + 1;
-        std::string rule = "  " + repeat(dash, label_w_ + 1) + cross + repeat(dash, body);
+        std::string rule = "  " + repeat(dash, label_w_ + 1) + cross;
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            rule += boundary(cols[i], i) ? repeat(dash, 1) + cross : "";
+            rule += repeat(dash, cell_w_ + 2);
+        }
+        rule += dash;
+        (void)n_boundaries;
         if (sums) {
             rule += cross + repeat(dash, cell_w_ + 2);
         }
@@ -315,15 +337,18 @@ class MatrixPrinter {
             std::string line;
             if (!r) {
                 line = "  " + pad_right(v_ellipsis, label_w_) + " " + bar;
-                for (const auto& c : cols) {
-                    line += "  " + pad_left(c ? v_ellipsis : "", cell_w_);
+                for (std::size_t i = 0; i < cols.size(); ++i) {
+                    line += boundary(cols[i], i) ? " " + bar : "";
+                    line += "  " + pad_left(cols[i] ? v_ellipsis : "", cell_w_);
                 }
                 if (sums) {
                     line += " " + bar + "  " + pad_left(v_ellipsis, cell_w_);
                 }
             } else {
                 line = "  " + pad_right(row_label(*r), label_w_) + " " + bar;
-                for (const auto& c : cols) {
+                for (std::size_t i = 0; i < cols.size(); ++i) {
+                    const auto& c = cols[i];
+                    line += boundary(c, i) ? " " + bar : "";
                     line += "  " + (c ? painted_cell(*r, *c) : pad_left(h_ellipsis, cell_w_));
                 }
                 if (sums) {
@@ -342,7 +367,7 @@ class MatrixPrinter {
 
     Writer& w_;
     const Step& step_;
-    const std::vector<double>& sums_;
+    std::vector<double> sums_;
     std::vector<std::optional<std::size_t>> rows_;
     std::size_t cell_w_ = 1;
     std::size_t label_w_ = 1;
@@ -385,9 +410,11 @@ void print_tokens(Writer& w, const Step& step) {
 
 void print_heading(Writer& w, const Step& step) {
     const bool unicode = w.style().unicode;
-    std::string title = step.kind == StepKind::tokens
-                            ? fmt::format("{} · {}", step.number, step.title)
-                            : fmt::format("{} · {} {}", step.number, step.title, step.symbol);
+    const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
+    std::string title =
+        step.kind == StepKind::tokens
+            ? fmt::format("{} · {}", step.number, step.title)
+            : fmt::format("{} · {}{} {}", step.number, head, step.title, step.symbol);
     title = w.text(title);
     const std::string lead = unicode ? "━━ " : "== ";
     const std::size_t used = 3 + utf8::display_width(title) + 1;
@@ -414,14 +441,28 @@ std::string render_text(const Trace& trace, const TextStyle& style) {
                     std::string(value_column, ' '));
     }
 
-    const std::vector<double> sums = row_sums(trace.attention);
     for (const auto& step : teaching_steps(trace)) {
         if (!style.steps.empty() &&
             std::find(style.steps.begin(), style.steps.end(), step.id) == style.steps.end()) {
             continue;
         }
+        // --head N: the other heads in brief, their attention weights only
+        const bool brief = style.head > 0 && step.head > 0 && step.head != style.head;
+        if (brief && base_id(step.id) != "weights") {
+            continue;
+        }
         w.line();
         print_heading(w, step);
+        if (brief) {
+            w.line(w.paint(w.text(fmt::format("{}    {}", step.formula, shapes_line(step))), "36"));
+            w.paragraph(fmt::format("(Head {} in brief: its attention weights only; --head {} "
+                                    "shows all of its steps.)",
+                                    step.head, step.head),
+                        "", "2");
+            w.line();
+            MatrixPrinter(w, step).print();
+            continue;
+        }
         w.line(w.paint(w.text(fmt::format("{}    {}", step.formula, shapes_line(step))), "36"));
         const auto notes = narrative::notes(trace, step, style.precision);
         if (style.explanations) {
@@ -434,7 +475,7 @@ std::string render_text(const Trace& trace, const TextStyle& style) {
         if (step.kind == StepKind::tokens) {
             print_tokens(w, step);
         } else {
-            MatrixPrinter(w, step, sums).print();
+            MatrixPrinter(w, step).print();
         }
         if (style.explanations && !notes.after.empty()) {
             w.line();

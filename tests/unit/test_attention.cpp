@@ -70,21 +70,21 @@ nlohmann::json read_json(const std::string& path) {
 
 TEST_CASE("the 3×4 integer example, by hand", "[attention]") {
     const auto t = attn::explain(integer_input(), integer_config());
-    CHECK(t.q == Matrix{{1, 0, 2}, {2, 2, 2}, {2, 1, 3}});
-    CHECK(t.k == Matrix{{0, 1, 1}, {4, 4, 0}, {2, 3, 1}});
-    CHECK(t.v == Matrix{{1, 2, 3}, {2, 8, 0}, {2, 6, 3}});
-    CHECK(t.scores == Matrix{{2, 4, 4}, {4, 16, 12}, {4, 12, 10}});
-    CHECK(t.sqrt_d_k == Approx(std::sqrt(3.0)));
-    CHECK(t.scaled_scores(0, 1) == Approx(4.0 / std::sqrt(3.0)));
+    CHECK(t.heads[0].q == Matrix{{1, 0, 2}, {2, 2, 2}, {2, 1, 3}});
+    CHECK(t.heads[0].k == Matrix{{0, 1, 1}, {4, 4, 0}, {2, 3, 1}});
+    CHECK(t.heads[0].v == Matrix{{1, 2, 3}, {2, 8, 0}, {2, 6, 3}});
+    CHECK(t.heads[0].scores == Matrix{{2, 4, 4}, {4, 16, 12}, {4, 12, 10}});
+    CHECK(t.heads[0].sqrt_d_k == Approx(std::sqrt(3.0)));
+    CHECK(t.heads[0].scaled_scores(0, 1) == Approx(4.0 / std::sqrt(3.0)));
     // the first row of the scaled softmax, as the tutorials give it
-    CHECK(t.attention(0, 0) == Approx(0.136126).margin(5e-7));
-    CHECK(t.attention(0, 1) == Approx(0.431937).margin(5e-7));
-    CHECK(t.attention(0, 2) == Approx(0.431937).margin(5e-7));
+    CHECK(t.heads[0].attention(0, 0) == Approx(0.136126).margin(5e-7));
+    CHECK(t.heads[0].attention(0, 1) == Approx(0.431937).margin(5e-7));
+    CHECK(t.heads[0].attention(0, 2) == Approx(0.431937).margin(5e-7));
     // output row 0 = 0.136·[1,2,3] + 0.432·[2,8,0] + 0.432·[2,6,3]
     CHECK(t.output(0, 0) == Approx(0.136126 * 1 + 0.431937 * 2 + 0.431937 * 2).margin(1e-5));
     CHECK_FALSE(t.mask.has_value());
-    CHECK(t.masked_scores.empty());
-    CHECK(t.variance_scaled == Approx(t.variance_scores / 3.0));
+    CHECK(t.heads[0].masked_scores.empty());
+    CHECK(t.heads[0].variance_scaled == Approx(t.heads[0].variance_scores / 3.0));
 }
 
 TEST_CASE("every intermediate matches numpy's to 1e-12", "[attention][reference]") {
@@ -96,8 +96,9 @@ TEST_CASE("every intermediate matches numpy's to 1e-12", "[attention][reference]
             attn::Input in;
             in.tokens = in_json.at("tokens").get<std::vector<std::string>>();
             in.x = to_matrix(in_json.at("X"));
-            in.weights = {to_matrix(in_json.at("W_Q")), to_matrix(in_json.at("W_K")),
-                          to_matrix(in_json.at("W_V"))};
+            in.weights.w_q = to_matrix(in_json.at("W_Q"));
+            in.weights.w_k = to_matrix(in_json.at("W_K"));
+            in.weights.w_v = to_matrix(in_json.at("W_V"));
             attn::Config c;
             c.d_model = in.x.cols();
             c.d_k = in.weights.w_q.cols();
@@ -106,19 +107,20 @@ TEST_CASE("every intermediate matches numpy's to 1e-12", "[attention][reference]
             const auto t = attn::explain(in, c);
             const auto& e = expected.at(name);
             constexpr double tol = 1e-12;
-            check_close(t.q, to_matrix(e.at("Q")), tol);
-            check_close(t.k, to_matrix(e.at("K")), tol);
-            check_close(t.v, to_matrix(e.at("V")), tol);
-            check_close(t.scores, to_matrix(e.at("scores")), tol);
-            check_close(t.scaled_scores, to_matrix(e.at("scaled_scores")), tol);
+            check_close(t.heads[0].q, to_matrix(e.at("Q")), tol);
+            check_close(t.heads[0].k, to_matrix(e.at("K")), tol);
+            check_close(t.heads[0].v, to_matrix(e.at("V")), tol);
+            check_close(t.heads[0].scores, to_matrix(e.at("scores")), tol);
+            check_close(t.heads[0].scaled_scores, to_matrix(e.at("scaled_scores")), tol);
             if (c.mask == attn::MaskKind::causal) {
-                check_close(t.masked_scores, to_matrix(e.at("masked_scores")), tol);
+                check_close(t.heads[0].masked_scores, to_matrix(e.at("masked_scores")), tol);
             }
-            check_close(t.attention, to_matrix(e.at("weights")), tol);
+            check_close(t.heads[0].attention, to_matrix(e.at("weights")), tol);
             check_close(t.output, to_matrix(e.at("output")), tol);
-            CHECK(t.variance_scores ==
+            CHECK(t.heads[0].variance_scores ==
                   Approx(e.at("variance_before").get<double>()).epsilon(1e-12));
-            CHECK(t.variance_scaled == Approx(e.at("variance_after").get<double>()).epsilon(1e-12));
+            CHECK(t.heads[0].variance_scaled ==
+                  Approx(e.at("variance_after").get<double>()).epsilon(1e-12));
         }
     }
 }
@@ -135,13 +137,13 @@ TEST_CASE("the seeded pipeline is reproducible and shaped right", "[attention]")
     CHECK(t.output == again.output);
     CHECK(t.x.rows() == 7);
     CHECK(t.x.cols() == 6);
-    CHECK(t.q.cols() == 4);
-    CHECK(t.v.cols() == 2);
-    CHECK(t.scores.rows() == 7);
-    CHECK(t.scores.cols() == 7);
+    CHECK(t.heads[0].q.cols() == 4);
+    CHECK(t.heads[0].v.cols() == 2);
+    CHECK(t.heads[0].scores.rows() == 7);
+    CHECK(t.heads[0].scores.cols() == 7);
     CHECK(t.output.rows() == 7);
     CHECK(t.output.cols() == 2);
-    for (double sum : attn::row_sums(t.attention)) {
+    for (double sum : attn::row_sums(t.heads[0].attention)) {
         CHECK(sum == Approx(1.0).epsilon(1e-14));
     }
     // "The" and "the" differ without --lowercase
@@ -164,11 +166,11 @@ TEST_CASE("repeated tokens: identical rows and outputs, until a mask separates t
     CHECK(causal.identical_outputs.empty());
     for (std::size_t i = 0; i < 6; ++i) {
         for (std::size_t j = i + 1; j < 6; ++j) {
-            CHECK(causal.attention(i, j) == 0.0);
+            CHECK(causal.heads[0].attention(i, j) == 0.0);
         }
     }
     // the first token can only attend to itself
-    CHECK(causal.attention(0, 0) == 1.0);
+    CHECK(causal.heads[0].attention(0, 0) == 1.0);
 }
 
 TEST_CASE("inputs whose shapes do not fit are errors naming both sides", "[attention]") {
@@ -180,7 +182,7 @@ TEST_CASE("inputs whose shapes do not fit are errors naming both sides", "[atten
     } catch (const attn::Error& e) {
         CHECK(e.exit_code() == 2);
         CHECK_THAT(e.what(),
-                   Catch::Contains("W_K is 3×3") && Catch::Contains("d_model × d_k = 4×3"));
+                   Catch::Contains("W_K is 3×3") && Catch::Contains("d_model × (heads·d_k) = 4×3"));
     }
     in = integer_input();
     in.tokens.pop_back();
@@ -221,7 +223,7 @@ TEST_CASE("teaching steps: ids, numbers and labels in order", "[attention][steps
     CHECK(scores.formula == "S = Q · Kᵀ");
     CHECK(scores.operands == std::vector<attn::Shape>{{3, 3}, {3, 3}});
     CHECK(scores.shape == attn::Shape{3, 3});
-    CHECK(scores.matrix == &t.scores);
+    CHECK(scores.matrix == &t.heads[0].scores);
     CHECK(scores.row_labels.size() == 3);
     CHECK(scores.row_labels[2] == "x3");
     CHECK(steps[5].operands == std::vector<attn::Shape>{{3, 4}, {4, 3}});
@@ -238,7 +240,6 @@ TEST_CASE("teaching steps: ids, numbers and labels in order", "[attention][steps
     CHECK(masked_steps[12].id == "weights");
     CHECK(masked_steps[12].number == "8");
     CHECK(masked_steps[13].number == "9");
-    CHECK(attn::all_step_ids().size() == 14);
 }
 
 TEST_CASE("products that overflow to infinity are an input error, never output", "[attention]") {

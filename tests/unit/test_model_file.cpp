@@ -145,13 +145,13 @@ TEST_CASE("the worked examples teach what their README says", "[files][examples]
     auto loaded = attn::load_input(spec);
     const auto hat = attn::explain(loaded.input, loaded.config);
     // "it" (token 6) attends most to "hat" (token 3)
-    const auto it_row = hat.attention.row(6);
+    const auto it_row = hat.heads[0].attention.row(6);
     CHECK(std::max_element(it_row.begin(), it_row.end()) - it_row.begin() == 3);
 
     spec.model_path = examples + "integer-3x4.json";
     loaded = attn::load_input(spec);
     const auto integer = attn::explain(loaded.input, loaded.config);
-    CHECK(integer.scores == attn::Matrix{{2, 4, 4}, {4, 16, 12}, {4, 12, 10}});
+    CHECK(integer.heads[0].scores == attn::Matrix{{2, 4, 4}, {4, 16, 12}, {4, 12, 10}});
 
     spec.model_path = examples + "the-cat-sat.json";
     loaded = attn::load_input(spec);

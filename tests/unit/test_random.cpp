@@ -76,7 +76,12 @@ TEST_CASE("seeded embeddings depend on the token's text, not its position", "[ra
 }
 
 TEST_CASE("seeded weights have the right shapes and scale", "[random]") {
-    const auto w = attn::seeded_weights(64, 8, 5, 1);
+    attn::Config c;
+    c.d_model = 64;
+    c.d_k = 8;
+    c.d_v = 5;
+    c.seed = 1;
+    const auto w = attn::seeded_weights(c);
     CHECK(w.w_q.rows() == 64);
     CHECK(w.w_q.cols() == 8);
     CHECK(w.w_k.cols() == 8);

@@ -171,7 +171,7 @@ TEST_CASE("json: a complete, exact and parseable dump", "[render][json]") {
     CHECK(q.at("shape") == nlohmann::json::array({5, 3}));
     for (std::size_t r = 0; r < 5; ++r) {
         for (std::size_t col = 0; col < 3; ++col) {
-            CHECK(q.at("values")[r][col].get<double>() == t.q(r, col));
+            CHECK(q.at("values")[r][col].get<double>() == t.heads[0].q(r, col));
         }
     }
     // the mask is booleans, masked cells the string "-inf", never null
@@ -186,7 +186,7 @@ TEST_CASE("json: a complete, exact and parseable dump", "[render][json]") {
     for (const auto& sum : weights.at("row_sums")) {
         CHECK(sum.get<double>() == Approx(1.0));
     }
-    CHECK(steps[9].at("sqrt_d_k").get<double>() == t.sqrt_d_k);
+    CHECK(steps[9].at("sqrt_d_k").get<double>() == t.heads[0].sqrt_d_k);
     CHECK(j.at("warnings").empty());
     CHECK(attn::render_json(t).find("null") == std::string::npos);
 }

@@ -1,0 +1,196 @@
+#include <unistd.h>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "attn/attention.hpp"
+#include "attn/error.hpp"
+#include "attn/model_file.hpp"
+#include "attn/ops.hpp"
+#include "attn/render.hpp"
+
+using attn::Matrix;
+
+namespace {
+
+const std::string torch_dir = ATTN_SOURCE_DIR "/tests/reference/torch/";
+
+Matrix to_matrix(const nlohmann::json& rows) {
+    Matrix m(rows.size(), rows.at(0).size());
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            m(r, c) = rows[r][c].get<double>();
+        }
+    }
+    return m;
+}
+
+double max_difference(const Matrix& a, const Matrix& b) {
+    REQUIRE(a.rows() == b.rows());
+    REQUIRE(a.cols() == b.cols());
+    double worst = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        worst = std::max(worst, std::abs(a.data()[i] - b.data()[i]));
+    }
+    return worst;
+}
+
+attn::Trace load(const std::string& path) {
+    attn::InputSpec spec;
+    spec.model_path = path;
+    const auto loaded = attn::load_input(spec);
+    return attn::explain(loaded.input, loaded.config);
+}
+
+}  // namespace
+
+TEST_CASE("multi-head attention matches PyTorch's nn.MultiheadAttention to 1e-12",
+          "[multihead][reference]") {
+    std::ifstream in(torch_dir + "expected.json");
+    REQUIRE(in.good());
+    const auto expected = nlohmann::json::parse(in);
+    REQUIRE(expected.size() == 5);
+    for (const auto& [name, e] : expected.items()) {
+        SECTION(name) {
+            const auto t = load(torch_dir + name + ".json");
+            CHECK(t.projected);
+            CHECK(t.heads.size() == e.at("weights").size());
+            CHECK(max_difference(t.output, to_matrix(e.at("output"))) < 1e-12);
+            for (std::size_t h = 0; h < t.heads.size(); ++h) {
+                INFO("head " << h + 1);
+                CHECK(max_difference(t.heads[h].attention, to_matrix(e.at("weights")[h])) < 1e-12);
+            }
+            CHECK(t.weights_source.layout ==
+                  (name == "two_heads_attn_layout" ? "attn" : "pytorch"));
+        }
+    }
+}
+
+TEST_CASE("multi-head invariants", "[multihead]") {
+    attn::Config c;
+    c.n_heads = 3;
+    c.d_model = 9;
+    c.d_k = 3;
+    c.d_v = 3;
+    c.mask = attn::MaskKind::causal;
+    const auto t = attn::explain(attn::seeded_input("The cat sat on the mat", c), c);
+    REQUIRE(t.heads.size() == 3);
+    CHECK(t.projected);
+    CHECK(t.concat.cols() == c.d_model);  // concatenation width is d_model here
+    CHECK(t.output.cols() == c.d_model);
+    for (const auto& head : t.heads) {
+        for (double sum : attn::row_sums(head.attention)) {
+            CHECK(sum == Approx(1.0).epsilon(1e-14));
+        }
+        for (std::size_t i = 0; i < 6; ++i) {
+            for (std::size_t j = i + 1; j < 6; ++j) {
+                CHECK(head.attention(i, j) == 0.0);
+            }
+        }
+        // each head's slice is its own block of columns
+        CHECK(head.w_q(2, 1) == t.w_q(2, head.k_begin + 1));
+        // the concatenation holds the heads' outputs side by side
+        CHECK(t.concat(4, head.v_begin + 2) == head.output(4, 2));
+    }
+    CHECK(max_difference(t.output, attn::matmul(t.concat, t.w_o)) == 0.0);
+}
+
+TEST_CASE("one head with W_O = I is plain single-head attention", "[multihead]") {
+    attn::Config c;
+    auto in = attn::seeded_input("This is book", c);
+    const auto plain = attn::explain(in, c);
+    CHECK_FALSE(plain.projected);
+    // W_O must be (H·d_v) × d_model = 3 × 5; with d_v = 3 and d_model = 5 use d_model = 3
+    c.d_model = 3;
+    in = attn::seeded_input("This is book", c);
+    const auto single = attn::explain(in, c);
+    in.weights.w_o = Matrix{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    const auto projected = attn::explain(in, c);
+    CHECK(projected.projected);
+    CHECK(projected.output == single.output);
+    CHECK(projected.heads[0].attention == single.heads[0].attention);
+}
+
+TEST_CASE("multi-head steps: shared, per head, then concatenation and W_O", "[multihead]") {
+    attn::Config c;
+    c.n_heads = 2;
+    c.d_model = 4;
+    c.d_k = 2;
+    c.d_v = 2;
+    const auto t = attn::explain(attn::seeded_input("a b c", c), c);
+    std::vector<std::string> ids;
+    for (const auto& s : attn::teaching_steps(t)) {
+        ids.push_back(s.id);
+        if (s.id == "head2.scores") {
+            CHECK(s.head == 2);
+            CHECK(s.number == "6");
+            CHECK(s.formula == "S_2 = Q_2 · K_2ᵀ");
+        }
+        if (s.id == "W_Q") {
+            CHECK(s.col_breaks == std::vector<std::size_t>{2});
+            CHECK(s.col_labels[2] == "2.q0");
+        }
+        if (s.id == "concat") {
+            CHECK(s.formula == "Z = [Z_1 | Z_2]");
+            CHECK(s.joiner == "|");
+        }
+    }
+    const std::vector<std::string> head1{
+        "head1.W_Q", "head1.W_K",    "head1.W_V",           "head1.Q",       "head1.K",
+        "head1.V",   "head1.scores", "head1.scaled_scores", "head1.weights", "head1.output"};
+    CHECK(std::search(ids.begin(), ids.end(), head1.begin(), head1.end()) != ids.end());
+    CHECK(ids.back() == "output");
+    CHECK(ids[ids.size() - 2] == "W_O");
+    CHECK(ids[ids.size() - 3] == "concat");
+}
+
+TEST_CASE("multi-head sizes: divisible d_model, W_O required, clear errors", "[multihead]") {
+    attn::InputSpec spec;
+    spec.sentence = "a b";
+    spec.n_heads = 2;
+    auto loaded = attn::load_input(spec);
+    CHECK(loaded.config.d_model == 6);  // three columns per head by default
+    CHECK(loaded.config.d_k == 3);
+    CHECK(loaded.config.d_v == 3);
+    CHECK(loaded.input.weights.w_o.rows() == 6);
+    spec.d_model = 5;
+    try {
+        (void)attn::load_input(spec);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK(e.exit_code() == 2);
+        CHECK_THAT(e.what(), Catch::Contains("d_model = 5 is not divisible by --heads 2") &&
+                                 Catch::Contains("e.g. --d-model 6"));
+    }
+    spec.d_model = 8;
+    loaded = attn::load_input(spec);
+    CHECK(loaded.config.d_k == 4);
+    // a PyTorch file says how many heads it has; a conflicting --heads is an error
+    attn::InputSpec file;
+    file.model_path = torch_dir + "two_heads.json";
+    file.n_heads = 3;
+    try {
+        (void)attn::load_input(file);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(e.what(),
+                   Catch::Contains("--heads is 3, but") && Catch::Contains("says \"heads\": 2"));
+    }
+}
+
+TEST_CASE("multi-head dumps replay exactly", "[multihead][dump]") {
+    const auto t = load(torch_dir + "three_heads_causal.json");
+    const std::string dump = attn::render_json(t);
+    const auto path = (std::filesystem::temp_directory_path() /
+                       ("attn-multihead-" + std::to_string(::getpid()) + ".json"))
+                          .string();
+    std::ofstream(path) << dump;
+    const auto replayed = attn::read_dump(path);
+    std::remove(path.c_str());
+    const auto again = attn::explain(replayed.input, replayed.config);
+    CHECK(attn::render_json(again) == dump);
+    attn::TextStyle style;
+    CHECK(attn::render_text(again, style) == attn::render_text(t, style));
+}
