@@ -1,6 +1,7 @@
 #pragma once
 /// The pipeline: tokens and numbers in, a Trace of every intermediate out.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,11 +19,16 @@ struct Input {
     std::vector<std::string> tokens;  ///< T tokens
     Matrix x;                         ///< embeddings (T, d_model)
     Weights weights;
+    Matrix positions;          ///< P (T, d_model) added to x; empty without positions
+    std::optional<Mask> mask;  ///< the mask of a mask file (T, T), before any padding
     Source embeddings_source;
     Source weights_source;
+    Source positions_source;  ///< where a positions table came from
+    Source mask_source;       ///< where a mask came from
 };
 
-/// Tokenizes `sentence` and seeds the embeddings and weights from config.seed.
+/// Tokenizes `sentence`, pads it to config.n_pad more tokens, seeds the embeddings and weights
+/// from config.seed, and adds sinusoidal positions when config.positions asks for them.
 /// Throws attn::Error for bad sizes, invalid UTF-8 or an empty sentence.
 Input seeded_input(std::string_view sentence, const Config& config);
 

@@ -14,12 +14,28 @@ namespace attn {
 
 /// Which keys each query may attend to.
 enum class MaskKind {
-    none,   ///< every token sees every token
-    causal  ///< a token sees itself and the tokens before it
+    none,    ///< every token sees every token
+    causal,  ///< a token sees itself and the tokens before it
+    file     ///< a boolean matrix from a file (true = may attend)
 };
 
-/// The name of a mask kind as used on the command line and in JSON ("none", "causal").
+/// The name of a mask kind as used on the command line and in JSON ("none", "causal",
+/// "file").
 std::string_view to_string(MaskKind kind) noexcept;
+
+/// What is added to the embeddings to tell positions apart.
+enum class PositionKind {
+    none,        ///< nothing: attention cannot tell where a token stands
+    sinusoidal,  ///< the sin/cos table of "Attention Is All You Need"
+    file         ///< a table from a file
+};
+
+/// "none", "sinusoidal", "file".
+std::string_view to_string(PositionKind kind) noexcept;
+
+/// The sinusoidal positional encodings (T, d_model) of Vaswani et al. (2017):
+/// P[pos, 2i] = sin(pos / 10000^(2i/d_model)), P[pos, 2i+1] = cos(pos / 10000^(2i/d_model)).
+Matrix sinusoidal_positions(std::size_t n_tokens, std::size_t d_model);
 
 /// The limits of the sizes a user may ask for (see validate()).
 inline constexpr std::size_t max_width = 4096;
@@ -35,7 +51,12 @@ struct Config {
     std::size_t d_k = 3;      ///< width of one head's queries and keys
     std::size_t d_v = 3;      ///< width of one head's values and outputs
     MaskKind mask = MaskKind::none;
+    PositionKind positions = PositionKind::none;
+    std::size_t n_pad = 0;  ///< <pad> tokens at the end (--pad-to); no token may attend to them
 };
+
+/// The token that fills a sentence up to --pad-to.
+inline constexpr std::string_view pad_token = "<pad>";
 
 /// Throws attn::Error (usage) when a size is out of range.
 void validate(const Config& config);

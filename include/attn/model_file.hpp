@@ -30,7 +30,14 @@ struct ModelFile {
     std::optional<TokenizerOptions> tokenizer;
     std::optional<EmbeddingTable> embeddings;
     std::optional<Weights> weights;
+    std::optional<PositionKind> positions;  ///< "none" or "sinusoidal"
+    std::optional<std::size_t> pad_to;      ///< pad the sentence to this many tokens
 };
+
+/// Reads a positions file: {"positions": [[numbers], ...]}, one row per position.
+Matrix read_positions(const std::string& path);
+/// Reads a mask file: {"mask": [[true, false, ...], ...]}, true = may attend.
+Mask read_mask(const std::string& path);
 
 /// Reads an embeddings file: {"vectors": {"token": [numbers], ...}, "case_insensitive": bool}.
 EmbeddingTable read_embeddings(const std::string& path);
@@ -58,7 +65,11 @@ struct InputSpec {
     std::optional<std::size_t> n_heads;
     std::optional<std::size_t> d_k;
     std::optional<std::size_t> d_v;
-    std::optional<MaskKind> mask;
+    std::optional<MaskKind> mask;  ///< none or causal; a mask file is mask_path
+    std::optional<std::string> mask_path;
+    std::optional<PositionKind> positions;  ///< none or sinusoidal; a table is positions_path
+    std::optional<std::string> positions_path;
+    std::optional<std::size_t> pad_to;
     bool lowercase = false;
     bool chars = false;
 };

@@ -41,6 +41,10 @@ std::string render_json(const Trace& trace);
 /// --model. `command` is the command line that made it, quoted in the header comment.
 std::string render_model_file(const Input& input, const Config& config, std::string_view command);
 
+/// Warnings about a trace's numbers (a row with every key masked), one sentence each, for
+/// stderr; the text and JSON outputs carry them too.
+std::vector<std::string> trace_warnings(const Trace& trace);
+
 /// A number as the text walk-through prints it: fixed `precision` digits, no "-0.0000",
 /// and "−∞" / "-inf" for a masked cell.
 std::string format_number(double value, int precision, bool unicode);

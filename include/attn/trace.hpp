@@ -46,12 +46,16 @@ struct Trace {
     std::vector<std::string> tokens;  ///< T tokens
     Source embeddings_source;
     Source weights_source;
+    Source positions_source;
+    Source mask_source;
 
-    Matrix x;    ///< embeddings (T, d_model)
-    Matrix w_q;  ///< (d_model, H·d_k): every head's query weights side by side
-    Matrix w_k;  ///< (d_model, H·d_k)
-    Matrix w_v;  ///< (d_model, H·d_v)
-    Matrix b_q;  ///< (1, H·d_k); empty without biases. Likewise b_k, b_v
+    Matrix x;          ///< embeddings (T, d_model), as looked up
+    Matrix positions;  ///< P (T, d_model); empty without positions
+    Matrix x_in;       ///< what the heads see: X′ = X + P, or X itself without positions
+    Matrix w_q;        ///< (d_model, H·d_k): every head's query weights side by side
+    Matrix w_k;        ///< (d_model, H·d_k)
+    Matrix w_v;        ///< (d_model, H·d_v)
+    Matrix b_q;        ///< (1, H·d_k); empty without biases. Likewise b_k, b_v
     Matrix b_k;
     Matrix b_v;
     std::optional<Mask> mask;  ///< (T, T), true = may attend; absent without a mask
@@ -67,6 +71,7 @@ struct Trace {
 
     // Facts the explanations quote, computed once with the numbers.
     std::vector<std::vector<std::size_t>> identical_embeddings;  ///< groups of equal rows of x
+    std::vector<std::vector<std::size_t>> identical_inputs;      ///< groups of equal rows of x_in
     std::vector<std::vector<std::size_t>> identical_outputs;     ///< groups of equal outputs
 
     /// "d0".."d{d_model-1}" for embedding dimensions; "q0".. for all heads' query columns

@@ -39,7 +39,9 @@ struct ExplainOptions {
     std::optional<long long> heads;
     std::optional<long long> d_k;
     std::optional<long long> d_v;
-    std::optional<std::string> mask;
+    std::optional<std::string> mask;       ///< none, causal or a mask file
+    std::optional<std::string> positions;  ///< none, sinusoidal or a positions file
+    std::optional<long long> pad_to;
     bool lowercase = false;
     bool chars = false;
     std::string embeddings;  ///< an embeddings file

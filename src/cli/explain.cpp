@@ -1,4 +1,6 @@
 // `attn explain`: options, validation, and the run: input → Trace → text and JSON.
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -55,6 +57,13 @@ std::optional<std::size_t> checked_size(const char* option, const std::optional<
     return static_cast<std::size_t>(*value);
 }
 
+// A value of --mask or --positions that is not a keyword: a file, when it looks like one.
+bool looks_like_file(const std::string& value) {
+    struct stat st {};
+    return value.find('/') != std::string::npos || value.ends_with(".json") ||
+           ::stat(value.c_str(), &st) == 0;
+}
+
 std::optional<std::string> non_empty(const std::string& s) {
     return s.empty() ? std::nullopt : std::optional<std::string>(s);
 }
@@ -90,9 +99,30 @@ InputSpec spec_of(const ExplainOptions& o) {
             spec.mask = MaskKind::none;
         } else if (*o.mask == "causal") {
             spec.mask = MaskKind::causal;
+        } else if (looks_like_file(*o.mask)) {
+            spec.mask_path = *o.mask;
         } else {
-            throw errors::bad_choice("--mask", *o.mask, "none, causal");
+            throw errors::bad_choice("--mask", *o.mask, "none, causal, or a mask file (FILE.json)");
         }
+    }
+    if (o.positions) {
+        if (*o.positions == "none") {
+            spec.positions = PositionKind::none;
+        } else if (*o.positions == "sinusoidal") {
+            spec.positions = PositionKind::sinusoidal;
+        } else if (looks_like_file(*o.positions)) {
+            spec.positions_path = *o.positions;
+        } else {
+            throw errors::bad_choice("--positions", *o.positions,
+                                     "none, sinusoidal, or a positions file (FILE.json)");
+        }
+    }
+    if (o.pad_to) {
+        if (*o.pad_to < 1 || *o.pad_to > static_cast<long long>(max_tokens)) {
+            throw errors::bad_size("--pad-to", *o.pad_to, 1, static_cast<long long>(max_tokens),
+                                   "the number of tokens after padding");
+        }
+        spec.pad_to = static_cast<std::size_t>(*o.pad_to);
     }
     if (o.unknown == "random") {
         spec.unknown = UnknownTokens::random;
@@ -160,8 +190,18 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                     ->type_name("N");
     auto* mask = app.add_option("--mask", o.mask,
                                 "none (default): every token sees every token; causal: a token "
-                                "sees only itself and the tokens before it")
-                     ->type_name("none|causal");
+                                "sees only itself and the tokens before it; or a JSON file "
+                                "{\"mask\": [[true, false, ...], ...]} (true = may attend)")
+                     ->type_name("none|causal|FILE");
+    auto* positions = app.add_option("--positions", o.positions,
+                                     "Add positional encodings to X before Q, K, V: none "
+                                     "(default), sinusoidal (the original Transformer's), or a "
+                                     "JSON file {\"positions\": [[...], ...]}")
+                          ->type_name("none|sinusoidal|FILE");
+    auto* pad_to = app.add_option("--pad-to", o.pad_to,
+                                  "Pad the sentence with <pad> tokens (zero vectors) to N tokens; "
+                                  "a padding mask keeps every token from attending to them")
+                       ->type_name("N");
     auto* lowercase =
         app.add_flag("--lowercase", o.lowercase,
                      "Lowercase the sentence first, so 'The' and 'the' are the same token");
@@ -195,6 +235,8 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
         ->excludes(d_k)
         ->excludes(d_v)
         ->excludes(mask)
+        ->excludes(positions)
+        ->excludes(pad_to)
         ->excludes(lowercase)
         ->excludes(chars)
         ->excludes(embeddings)
@@ -230,6 +272,8 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "Ελληνικά και emoji 🙂" --chars --ascii
   attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
   attn explain "This is book" --heads 2 --head 1
+  attn explain The cat sat on the mat --lowercase --positions sinusoidal
+  attn explain "This is book" --pad-to 5 --mask causal
   attn explain "This is book" --steps scores,weights --quiet-text
   attn explain "This is book" --json trace.json
   attn explain --model data/examples/this-is-book.json
@@ -367,6 +411,9 @@ int run_explain(const ExplainOptions& o, Io& io) {
         io.out << render_text(trace, style);
     }
     io.out.flush();
+    for (const auto& warning : trace_warnings(trace)) {
+        io.err << "attn: warning: " << warning << '\n';
+    }
     if (!io.out) {
         return 1;  // stdout closed or full: nothing useful to say on a broken pipe
     }

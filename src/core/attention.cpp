@@ -74,8 +74,9 @@ void check_finite(const Matrix& m, std::string_view name, const std::vector<std:
                 continue;
             }
             const double largest =
-                std::max({largest_magnitude(in.x), largest_magnitude(in.weights.w_q),
-                          largest_magnitude(in.weights.w_k), largest_magnitude(in.weights.w_v)});
+                std::max({largest_magnitude(in.x), largest_magnitude(in.positions),
+                          largest_magnitude(in.weights.w_q), largest_magnitude(in.weights.w_k),
+                          largest_magnitude(in.weights.w_v)});
             std::array<char, 32> shown{};
             std::snprintf(shown.data(), shown.size(), "%.3g", largest);
             throw Error(ErrorKind::input,
@@ -97,6 +98,18 @@ void check_shapes(const Input& in, const Config& config) {
     if (in.x.rows() != n_tokens || in.x.cols() != config.d_model) {
         throw errors::shape_mismatch("the embeddings", "X", in.x.rows(), in.x.cols(),
                                      "tokens × d_model", n_tokens, config.d_model);
+    }
+    if (!in.positions.empty() &&
+        (in.positions.rows() != n_tokens || in.positions.cols() != config.d_model)) {
+        throw errors::shape_mismatch("the positions", "P", in.positions.rows(), in.positions.cols(),
+                                     "tokens × d_model", n_tokens, config.d_model);
+    }
+    if (in.mask && (in.mask->rows() != n_tokens || in.mask->cols() != n_tokens)) {
+        throw errors::shape_mismatch("the mask", "M", in.mask->rows(), in.mask->cols(),
+                                     "tokens × tokens", n_tokens, n_tokens);
+    }
+    if (config.n_pad >= n_tokens) {
+        throw Error(ErrorKind::internal, "padding without any real token");
     }
     const std::size_t width_k = config.n_heads * config.d_k;
     const std::size_t width_v = config.n_heads * config.d_v;
@@ -174,9 +187,9 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
     head.w_v = columns(t.w_v, head.v_begin, config.d_v);
 
     // q (T, d_k) = x (T, d_model) · w_q (d_model, d_k) + b_q (1, d_k); likewise k, v
-    head.q = matmul(t.x, head.w_q);
-    head.k = matmul(t.x, head.w_k);
-    head.v = matmul(t.x, head.w_v);
+    head.q = matmul(t.x_in, head.w_q);
+    head.k = matmul(t.x_in, head.w_k);
+    head.v = matmul(t.x_in, head.w_v);
     if (!t.b_q.empty()) {
         add_bias(head.q, columns(t.b_q, head.k_begin, config.d_k));
     }
@@ -235,8 +248,19 @@ Input seeded_input(std::string_view sentence, const Config& config) {
         throw errors::bad_size("the number of tokens", static_cast<long long>(in.tokens.size()), 1,
                                static_cast<long long>(max_tokens), "the length of the sentence");
     }
+    for (std::size_t i = 0; i < config.n_pad; ++i) {
+        in.tokens.emplace_back(pad_token);
+    }
     in.x = seeded_embeddings(in.tokens, config.d_model, config.seed);
+    for (std::size_t i = in.tokens.size() - config.n_pad; i < in.tokens.size(); ++i) {
+        for (double& value : in.x.row(i)) {
+            value = 0.0;  // padding carries no information: a zero vector
+        }
+    }
     in.weights = seeded_weights(config);
+    if (config.positions == PositionKind::sinusoidal) {
+        in.positions = sinusoidal_positions(in.tokens.size(), config.d_model);
+    }
     return in;
 }
 
@@ -251,6 +275,8 @@ Trace explain(const Input& input, const Config& config) {
     t.tokens = input.tokens;
     t.embeddings_source = input.embeddings_source;
     t.weights_source = input.weights_source;
+    t.positions_source = input.positions_source;
+    t.mask_source = input.mask_source;
     t.dim_labels = numbered("d", config.d_model);
     t.q_labels = numbered("q", config.n_heads * config.d_k);
     t.k_labels = numbered("k", config.n_heads * config.d_k);
@@ -260,14 +286,36 @@ Trace explain(const Input& input, const Config& config) {
     // Steps 1-3: tokens, embeddings X (T, d_model), weights W_Q, W_K (d_model, H·d_k),
     // W_V (d_model, H·d_v) and their biases: the inputs, recorded as given.
     t.x = input.x;
+    // X′ (T, d_model) = X + P: the same token at another position gets another vector
+    t.x_in = t.x;
+    if (!input.positions.empty()) {
+        t.positions = input.positions;
+        for (std::size_t i = 0; i < t.x_in.size(); ++i) {
+            t.x_in.data()[i] += t.positions.data()[i];
+        }
+    }
     t.w_q = input.weights.w_q;
     t.w_k = input.weights.w_k;
     t.w_v = input.weights.w_v;
     t.b_q = input.weights.b_q;
     t.b_k = input.weights.b_k;
     t.b_v = input.weights.b_v;
-    if (config.mask == MaskKind::causal) {
-        t.mask = causal_mask(t.tokens.size());
+    // the mask (T, T): causal or a file's, and-ed with the padding (no one attends to <pad>)
+    const std::size_t n_tokens = t.tokens.size();
+    if (input.mask) {
+        t.mask = *input.mask;
+    } else if (config.mask == MaskKind::causal) {
+        t.mask = causal_mask(n_tokens);
+    }
+    if (config.n_pad > 0) {
+        if (!t.mask) {
+            t.mask = Mask(n_tokens, n_tokens, true);
+        }
+        for (std::size_t i = 0; i < n_tokens; ++i) {
+            for (std::size_t j = n_tokens - config.n_pad; j < n_tokens; ++j) {
+                t.mask->set(i, j, false);
+            }
+        }
     }
 
     // Steps 4-9 for every head: each sees all of X, through its own slices of the weights.
@@ -314,6 +362,7 @@ Trace explain(const Input& input, const Config& config) {
     }
 
     t.identical_embeddings = identical_rows(t.x);
+    t.identical_inputs = identical_rows(t.x_in);
     t.identical_outputs = identical_rows(t.output);
     return t;
 }

@@ -36,7 +36,41 @@ void check_size(std::string_view option, std::size_t value, std::size_t max,
 }  // namespace
 
 std::string_view to_string(MaskKind kind) noexcept {
-    return kind == MaskKind::causal ? "causal" : "none";
+    switch (kind) {
+        case MaskKind::causal:
+            return "causal";
+        case MaskKind::file:
+            return "file";
+        case MaskKind::none:
+            break;
+    }
+    return "none";
+}
+
+std::string_view to_string(PositionKind kind) noexcept {
+    switch (kind) {
+        case PositionKind::sinusoidal:
+            return "sinusoidal";
+        case PositionKind::file:
+            return "file";
+        case PositionKind::none:
+            break;
+    }
+    return "none";
+}
+
+Matrix sinusoidal_positions(std::size_t n_tokens, std::size_t d_model) {
+    Matrix p(n_tokens, d_model);
+    for (std::size_t pos = 0; pos < n_tokens; ++pos) {
+        for (std::size_t j = 0; j < d_model; ++j) {
+            // columns 2i and 2i+1 share the frequency 1 / 10000^(2i/d_model)
+            const double two_i = static_cast<double>(j - j % 2);
+            const double angle =
+                static_cast<double>(pos) / std::pow(10000.0, two_i / static_cast<double>(d_model));
+            p(pos, j) = j % 2 == 0 ? std::sin(angle) : std::cos(angle);
+        }
+    }
+    return p;
 }
 
 void validate(const Config& config) {

@@ -91,6 +91,35 @@ constexpr std::string_view mask_why =
     "0\u00A0=\u00A0blocked: attn's convention, as in PyTorch's scaled_dot_product_attention "
     "(nn.MultiheadAttention's attn_mask and key_padding_mask use the opposite, "
     "True\u00A0=\u00A0blocked).";
+constexpr std::string_view padding_why =
+    "The <pad> tokens only fill the sentence up to a fixed length, as when sentences of "
+    "different lengths are batched together: no token may attend to them (their columns are "
+    "0). 1\u00A0=\u00A0may attend, 0\u00A0=\u00A0blocked: attn's convention, as in "
+    "PyTorch's scaled_dot_product_attention (nn.MultiheadAttention's key_padding_mask uses "
+    "True\u00A0=\u00A0blocked).";
+constexpr std::string_view causal_padding_why =
+    "A token may look only at itself and the tokens before it, as in a model that writes text "
+    "one token at a time, and no token may look at the <pad> tokens, which only fill the "
+    "sentence up to a fixed length. 1\u00A0=\u00A0may attend, 0\u00A0=\u00A0blocked: "
+    "attn's convention, as in PyTorch's scaled_dot_product_attention (nn.MultiheadAttention's "
+    "attn_mask and key_padding_mask use the opposite, True\u00A0=\u00A0blocked).";
+constexpr std::string_view file_mask_why =
+    "A mask given in a file: row i says which tokens token i may attend to. "
+    "1\u00A0=\u00A0may attend, 0\u00A0=\u00A0blocked: attn's convention, as in PyTorch's "
+    "scaled_dot_product_attention (nn.MultiheadAttention's attn_mask uses the opposite, "
+    "True\u00A0=\u00A0blocked, so pass it the negation of this matrix).";
+constexpr std::string_view positions_why =
+    "Attention itself ignores order: shuffle the tokens and each one gets the same output. "
+    "Adding a different vector for each position to the embeddings lets it tell \"the\" at "
+    "position 0 from \"the\" at position 4. The sinusoidal table of the original Transformer "
+    "uses a sine and a cosine of a different frequency in each pair of columns.";
+constexpr std::string_view positions_file_why =
+    "Attention itself ignores order: shuffle the tokens and each one gets the same output. "
+    "Adding a different vector for each position to the embeddings (here from a file, as a "
+    "model with learned positions would have them) lets it tell the positions apart.";
+constexpr std::string_view with_positions_why =
+    "The embeddings plus their positions: what every head below projects. The same token at "
+    "two positions now has two different rows.";
 constexpr std::string_view masked_why =
     "Blocked cells become −∞, so that softmax gives them a weight of exactly 0 "
     "(e^−∞\u00A0=\u00A00). A finite stand-in such as −1e4 or −1e9 works only while the real "
@@ -167,8 +196,23 @@ std::vector<Step> teaching_steps(const Trace& t) {
     tok.symbol = "tokens";
     list.add(std::move(tok));
 
-    list.matrix("embeddings", "2", "Embeddings", "X", "X = embed(tokens)", embeddings_why, {}, t.x,
-                tokens, t.dim_labels);
+    const bool positions = !t.positions.empty();
+    list.matrix("embeddings", positions ? "2a" : "2", "Embeddings", "X", "X = embed(tokens)",
+                embeddings_why, {}, t.x, tokens, t.dim_labels);
+    if (positions) {
+        const bool sinusoidal = c.positions == PositionKind::sinusoidal;
+        list.matrix("positions", "2b", "Positional encodings", "P",
+                    sinusoidal ? "P[pos, 2i] = sin(pos / 10000^(2i/d_model)), P[pos, 2i+1] = "
+                                 "cos(pos / 10000^(2i/d_model))"
+                               : "P = positions from " + t.positions_source.path,
+                    sinusoidal ? positions_why : positions_file_why, {}, t.positions, tokens,
+                    t.dim_labels);
+        list.matrix("with_positions", "2c", "Embeddings with positions", "X′", "X′ = X + P",
+                    with_positions_why, {shape_of(t.x), shape_of(t.positions)}, t.x_in, tokens,
+                    t.dim_labels)
+            .joiner = "+";
+    }
+    const std::string x_name = positions ? "X′" : "X";
 
     const auto weight = [&](std::string id, std::string number, std::string_view title,
                             std::string_view why, const Matrix& m,
@@ -200,9 +244,22 @@ std::vector<Step> teaching_steps(const Trace& t) {
     const auto mask_step = [&](std::string number) {
         Step m;
         m.number = std::move(number);
-        m.title = "Causal mask";
-        m.formula = "M[i, j] = 1 if j ≤ i, else 0";
-        m.explanation = mask_why;
+        const bool padded = c.n_pad > 0;
+        if (c.mask == MaskKind::file) {
+            m.title = padded ? "Mask from a file, with padding" : "Mask from a file";
+            m.formula = "M = mask from " + t.mask_source.path +
+                        (padded ? ", and M[i, j] = 0 for the <pad> keys j" : "");
+            m.explanation = file_mask_why;
+        } else if (c.mask == MaskKind::causal) {
+            m.title = padded ? "Causal and padding mask" : "Causal mask";
+            m.formula = padded ? "M[i, j] = 1 if j ≤ i and j is not <pad>, else 0"
+                               : "M[i, j] = 1 if j ≤ i, else 0";
+            m.explanation = padded ? causal_padding_why : mask_why;
+        } else {
+            m.title = "Padding mask";
+            m.formula = "M[i, j] = 0 if j is <pad>, else 1";
+            m.explanation = padding_why;
+        }
         m.shape = {t.mask->rows(), t.mask->cols()};
         m.kind = StepKind::mask;
         m.mask = &*t.mask;
@@ -243,12 +300,13 @@ std::vector<Step> teaching_steps(const Trace& t) {
         const auto proj = [&](const char* letter, std::string_view name, std::string_view title,
                               std::string_view why, const Matrix& m, const Matrix& w,
                               const Matrix& b, std::span<const std::string> cols) {
-            std::string formula = std::string(name) + sub + " = X · W_" + std::string(name) + sub;
+            std::string formula =
+                std::string(name) + sub + " = " + x_name + " · W_" + std::string(name) + sub;
             if (!b.empty()) {
                 formula += " + b_" + std::string(name) + sub;
             }
             list.matrix(p + std::string(name), num(n, letter), title, std::string(name) + sub,
-                        formula, why, {shape_of(t.x), shape_of(w)}, m, tokens, cols);
+                        formula, why, {shape_of(t.x_in), shape_of(w)}, m, tokens, cols);
         };
         proj("a", "Q", "Queries", q_why, head.q, head.w_q, t.b_q, head.q_labels);
         proj("b", "K", "Keys", k_why, head.k, head.w_k, t.b_k, head.k_labels);

@@ -446,8 +446,12 @@ class Reader {
     std::string path_;
 };
 
-MaskKind mask_value(const Reader& r, const Value& v, const std::string& where) {
+MaskKind mask_value(const Reader& r, const Value& v, const std::string& where,
+                    bool allow_file = false) {
     const auto text = r.string_value(v, where);
+    if (allow_file && text == "file") {
+        return MaskKind::file;
+    }
     if (text == "none") {
         return MaskKind::none;
     }
@@ -626,13 +630,56 @@ Weights read_weights(const std::string& path) {
     return r.weights(root, "");
 }
 
+Matrix read_positions(const std::string& path) {
+    const Reader r(path);
+    const Value root =
+        r.document("attn.positions", "a positions file: {\"positions\": [[numbers], ...]}");
+    r.check_keys(root, "", {"schema", "description", "positions"});
+    return r.matrix(r.require(root, "", "positions", "\"positions\": one row per position"),
+                    "positions");
+}
+
+Mask read_mask(const std::string& path) {
+    const Reader r(path);
+    const Value root =
+        r.document("attn.mask", "a mask file: {\"mask\": [[true, false, ...], ...]}");
+    r.check_keys(root, "", {"schema", "description", "mask"});
+    const Value& rows = r.require(root, "", "mask", "\"mask\": one row of booleans per token");
+    r.expect_type(rows, "mask", Type::array, "an array of rows of true and false");
+    if (rows.items.empty()) {
+        r.fail(rows, "mask", "the mask is empty, expected one row per token");
+    }
+    Mask m(rows.items.size(), rows.items.size(), true);
+    for (std::size_t i = 0; i < rows.items.size(); ++i) {
+        const Value& row = rows.items[i];
+        const std::string where = index("mask", i);
+        r.expect_type(row, where, Type::array, "an array of true and false");
+        if (row.items.size() != rows.items.size()) {
+            r.fail(row, where,
+                   fmt::format("row {} has {} entries, expected {} (the mask is square: one row "
+                               "and one column per token)",
+                               i, row.items.size(), rows.items.size()));
+        }
+        for (std::size_t j = 0; j < row.items.size(); ++j) {
+            const Value& cell = row.items[j];
+            if (!cell.is(Type::boolean)) {
+                r.fail(cell, index(where, j),
+                       fmt::format("found {}, expected true (may attend) or false (blocked)",
+                                   json::describe(cell.type)));
+            }
+            m.set(i, j, cell.boolean);
+        }
+    }
+    return m;
+}
+
 ModelFile read_model(const std::string& path) {
     const Reader r(path);
     const Value root =
         r.document("attn.model", "a model file: {\"embeddings\": {...}, \"weights\": {...}}");
-    r.check_keys(
-        root, "",
-        {"schema", "description", "sentence", "mask", "tokenizer", "embeddings", "weights"});
+    r.check_keys(root, "",
+                 {"schema", "description", "sentence", "mask", "tokenizer", "positions", "pad_to",
+                  "embeddings", "weights"});
     ModelFile m;
     m.path = path;
     if (const Value* v = root.find("description")) {
@@ -646,6 +693,22 @@ ModelFile read_model(const std::string& path) {
     }
     if (const Value* v = root.find("tokenizer")) {
         m.tokenizer = tokenizer_value(r, *v, "tokenizer");
+    }
+    if (const Value* v = root.find("positions")) {
+        const auto text = r.string_value(*v, "positions");
+        if (text == "sinusoidal") {
+            m.positions = PositionKind::sinusoidal;
+        } else if (text == "none") {
+            m.positions = PositionKind::none;
+        } else {
+            r.fail(*v, "positions",
+                   fmt::format("the positions are \"{}\", expected \"none\" or \"sinusoidal\" "
+                               "(a table goes in its own file, given with --positions FILE)",
+                               text));
+        }
+    }
+    if (const Value* v = root.find("pad_to")) {
+        m.pad_to = r.size_value(*v, "pad_to");
     }
     if (const Value* v = root.find("embeddings")) {
         m.embeddings = r.embeddings(*v, "embeddings");
@@ -691,6 +754,14 @@ Loaded load_input(const InputSpec& spec) {
         c.tokenizer.mode = TokenMode::chars;
     }
     c.mask = spec.mask.value_or(model && model->mask ? *model->mask : MaskKind::none);
+    if (spec.mask_path) {
+        c.mask = MaskKind::file;
+    }
+    c.positions =
+        spec.positions.value_or(model && model->positions ? *model->positions : PositionKind::none);
+    if (spec.positions_path) {
+        c.positions = PositionKind::file;
+    }
     c.seed = spec.seed.value_or(c.seed);
 
     // heads: the weights file's word, else --heads, else 1
@@ -770,6 +841,19 @@ Loaded load_input(const InputSpec& spec) {
                                         "word to explain\n  hint: attn explain \"This is book\""));
     }
 
+    // padding: count the sentence's own tokens first
+    const std::size_t n_real = tokenize(sentence, c.tokenizer).size();
+    const auto pad_to = spec.pad_to ? spec.pad_to : (model ? model->pad_to : std::nullopt);
+    if (pad_to) {
+        if (*pad_to < n_real) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("--pad-to is {}, but the sentence has {} tokens; expected at "
+                                    "least {} (padding only adds tokens)",
+                                    *pad_to, n_real, n_real));
+        }
+        c.n_pad = *pad_to - n_real;
+    }
+
     Input& in = out.input;
     in = seeded_input(sentence, c);  // tokens, and seeded numbers for what no file gives
     if (model && model->description) {
@@ -778,7 +862,38 @@ Loaded load_input(const InputSpec& spec) {
     if (table) {
         in.embeddings_source.kind = Source::Kind::file;
         in.embeddings_source.path = table->path;
-        in.x = look_up(*table, in.tokens, spec.unknown, c.seed, in.embeddings_source);
+        const std::vector<std::string> real(in.tokens.begin(),
+                                            in.tokens.end() - static_cast<std::ptrdiff_t>(c.n_pad));
+        const Matrix found = look_up(*table, real, spec.unknown, c.seed, in.embeddings_source);
+        in.x = Matrix(in.tokens.size(), c.d_model);  // <pad> rows stay zero
+        std::copy(found.data().begin(), found.data().end(), in.x.data().begin());
+    }
+    if (spec.positions_path) {
+        const Matrix table_p = read_positions(*spec.positions_path);
+        if (table_p.rows() < in.tokens.size() || table_p.cols() != c.d_model) {
+            throw Error(ErrorKind::input,
+                        fmt::format("{}: the positions are {}×{}, expected at least {} rows (one "
+                                    "per token) of d_model = {} numbers",
+                                    *spec.positions_path, table_p.rows(), table_p.cols(),
+                                    in.tokens.size(), c.d_model));
+        }
+        in.positions = Matrix(in.tokens.size(), c.d_model);
+        std::copy_n(table_p.data().begin(), in.positions.size(), in.positions.data().begin());
+        in.positions_source.kind = Source::Kind::file;
+        in.positions_source.path = *spec.positions_path;
+    }
+    if (spec.mask_path) {
+        in.mask = read_mask(*spec.mask_path);
+        if (in.mask->rows() != in.tokens.size()) {
+            throw Error(
+                ErrorKind::input,
+                fmt::format("{}: the mask is {}×{}, expected {}×{} (one row and one "
+                            "column per token{})",
+                            *spec.mask_path, in.mask->rows(), in.mask->cols(), in.tokens.size(),
+                            in.tokens.size(), c.n_pad > 0 ? ", <pad> included" : ""));
+        }
+        in.mask_source.kind = Source::Kind::file;
+        in.mask_source.path = *spec.mask_path;
     }
     if (weights) {
         in.weights = *weights;
@@ -819,8 +934,18 @@ Loaded read_dump(const std::string& path) {
     }
     c.d_k = r.size_value(r.require(config, "config", "d_k", "a size"), "config.d_k");
     c.d_v = r.size_value(r.require(config, "config", "d_v", "a size"), "config.d_v");
-    c.mask =
-        mask_value(r, r.require(config, "config", "mask", "\"none\" or \"causal\""), "config.mask");
+    c.mask = mask_value(r, r.require(config, "config", "mask", "\"none\" or \"causal\""),
+                        "config.mask", true);
+    if (const Value* p = config.find("positions")) {
+        const auto text = r.string_value(*p, "config.positions");
+        c.positions = text == "sinusoidal" ? PositionKind::sinusoidal
+                      : text == "file"     ? PositionKind::file
+                                           : PositionKind::none;
+    }
+    if (const Value* pad = config.find("n_pad")) {
+        r.expect_type(*pad, "config.n_pad", Type::number, "a whole number");
+        c.n_pad = static_cast<std::size_t>(pad->number);
+    }
     c.tokenizer = tokenizer_value(r, r.require(config, "config", "tokenizer", "the tokenizer"),
                                   "config.tokenizer");
 
@@ -862,6 +987,8 @@ Loaded read_dump(const std::string& path) {
         };
         in.embeddings_source = source("embeddings");
         in.weights_source = source("weights");
+        in.positions_source = source("positions");
+        in.mask_source = source("mask");
     }
     const Value& steps = r.require(root, "", "steps", "the steps");
     r.expect_type(steps, "steps", Type::array, "an array of steps");
@@ -908,6 +1035,22 @@ Loaded read_dump(const std::string& path) {
     in.weights.b_k = optional_values("b_K");
     in.weights.b_v = optional_values("b_V");
     in.weights.b_o = optional_values("b_O");
+    in.positions = optional_values("positions");
+    if (c.mask == MaskKind::file || c.n_pad > 0) {
+        // the recorded mask, padding included; explaining it again gives the same mask
+        const auto [mask_step, at] = find_step("mask");
+        if (mask_step == nullptr) {
+            r.fail(steps, "steps", "there is no step \"mask\", expected one with this mask");
+        }
+        const Value& rows = r.require(*mask_step, index("steps", at), "values", "the mask");
+        Mask m(rows.items.size(), rows.items.size(), true);
+        for (std::size_t i = 0; i < rows.items.size(); ++i) {
+            for (std::size_t j = 0; j < rows.items[i].items.size() && j < m.cols(); ++j) {
+                m.set(i, j, rows.items[i].items[j].boolean);
+            }
+        }
+        in.mask = m;
+    }
     if (in.x.rows() != in.tokens.size()) {
         r.fail(tokens, "tokens",
                fmt::format("there are {} tokens but {} rows of embeddings, expected one row per "

@@ -198,6 +198,10 @@ void render_json(const Trace& t, const Sink& sink) {
     j.integer(c.d_v);
     j.key(",\n    ", "mask");
     j.string(to_string(c.mask));
+    j.key(",\n    ", "positions");
+    j.string(to_string(c.positions));
+    j.key(",\n    ", "n_pad");
+    j.integer(c.n_pad);
     j.key(",\n    ", "tokenizer");
     j.raw("{\"mode\": ");
     j.string(to_string(c.tokenizer.mode));
@@ -209,6 +213,14 @@ void render_json(const Trace& t, const Sink& sink) {
     source(j, t.embeddings_source);
     j.raw(", \"weights\": ");
     source(j, t.weights_source);
+    if (t.config.positions == PositionKind::file) {
+        j.raw(", \"positions\": ");
+        source(j, t.positions_source);
+    }
+    if (t.config.mask == MaskKind::file) {
+        j.raw(", \"mask\": ");
+        source(j, t.mask_source);
+    }
     j.raw("}");
     if (!t.description.empty()) {
         j.key(",\n  ", "description");

@@ -236,10 +236,11 @@ void repeated_tokens(const Trace& t, Notes& n) {
                         join_list(same)));
     }
     if (!different.empty()) {
-        n.after.push_back(
-            fmt::format("Different outputs for {}, although the copies start from identical "
-                        "embeddings: the mask lets each copy see different tokens.",
-                        join_list(different)));
+        n.after.push_back(fmt::format(
+            "Different outputs for {}, although the copies start from identical embeddings: {}.",
+            join_list(different),
+            t.positions.empty() ? "the mask lets each copy see different tokens"
+                                : "the positional encodings gave each copy its own row of X′"));
     }
 }
 
@@ -264,10 +265,12 @@ Notes notes(const Trace& t, const Step& step, int precision) {
         if (!repeats.empty()) {
             n.after.push_back(fmt::format(
                 "{} {}: each copy has the same row of X, because an embedding depends only on "
-                "the token's text. Nothing here tells attention where a token stands (there is "
-                "no position information yet).",
-                repeats.size() == 1 ? "A repeated token," : "Repeated tokens,",
-                join_list(repeats)));
+                "the token's text. {}",
+                repeats.size() == 1 ? "A repeated token," : "Repeated tokens,", join_list(repeats),
+                t.positions.empty()
+                    ? "Nothing here tells attention where a token stands (there is no position "
+                      "information yet)."
+                    : "The positional encodings, added next, tell the copies apart."));
         }
     } else if (base == "W_Q" && step.head == 0 && t.projected && t.heads.size() > 1) {
         n.before.push_back(fmt::format(
@@ -286,6 +289,10 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             "(S′{}), a factor of d_k.",
             t.config.d_k, num(head.sqrt_d_k), num(head.variance_scores), sub,
             num(head.variance_scaled), sub));
+    } else if (base == "weights" && !head.empty_rows.empty()) {
+        n.after.push_back(
+            "Each row sums to 1 (the Σ column), but for the rows with every key masked, which "
+            "have no weights at all (see the warning at the end).");
     } else if (base == "weights") {
         n.after.push_back(
             "Each row sums to 1 (the Σ column): every token spends all of its "
@@ -305,3 +312,9 @@ Notes notes(const Trace& t, const Step& step, int precision) {
 }
 
 }  // namespace attn::narrative
+
+namespace attn {
+std::vector<std::string> trace_warnings(const Trace& trace) {
+    return narrative::warnings(trace);
+}
+}  // namespace attn

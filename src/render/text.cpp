@@ -454,7 +454,9 @@ std::string render_text(const Trace& trace, const TextStyle& style) {
         w.line();
         print_heading(w, step);
         if (brief) {
-            w.line(w.paint(w.text(fmt::format("{}    {}", step.formula, shapes_line(step))), "36"));
+            w.paragraph(
+                fmt::format("{}\u00A0\u00A0\u00A0\u00A0{}", step.formula, shapes_line(step)), "",
+                "36");
             w.paragraph(fmt::format("(Head {} in brief: its attention weights only; --head {} "
                                     "shows all of its steps.)",
                                     step.head, step.head),
@@ -463,7 +465,8 @@ std::string render_text(const Trace& trace, const TextStyle& style) {
             MatrixPrinter(w, step).print();
             continue;
         }
-        w.line(w.paint(w.text(fmt::format("{}    {}", step.formula, shapes_line(step))), "36"));
+        w.paragraph(fmt::format("{}\u00A0\u00A0\u00A0\u00A0{}", step.formula, shapes_line(step)),
+                    "", "36");
         const auto notes = narrative::notes(trace, step, style.precision);
         if (style.explanations) {
             w.paragraph(step.explanation);

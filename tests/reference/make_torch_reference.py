@@ -19,11 +19,12 @@ import torch
 HERE = pathlib.Path(__file__).resolve().parent / "torch"
 
 CASES = [
-    # name, d_model E, heads, tokens, bias, causal
-    ("one_head", 4, 1, 3, True, False),
-    ("two_heads", 6, 2, 4, True, False),
-    ("two_heads_no_bias", 6, 2, 4, False, False),
-    ("three_heads_causal", 6, 3, 5, True, True),
+    # name, d_model E, heads, tokens, bias, causal, <pad> tokens at the end
+    ("one_head", 4, 1, 3, True, False, 0),
+    ("two_heads", 6, 2, 4, True, False, 0),
+    ("two_heads_no_bias", 6, 2, 4, False, False, 0),
+    ("three_heads_causal", 6, 3, 5, True, True, 0),
+    ("two_heads_padding", 4, 2, 5, True, False, 2),
 ]
 
 
@@ -39,19 +40,25 @@ def main():
     HERE.mkdir(exist_ok=True)
     torch.manual_seed(20261122)
     expected = {}
-    for name, e, h, n, bias, causal in CASES:
+    for name, e, h, n, bias, causal, n_pad in CASES:
         mha = torch.nn.MultiheadAttention(e, h, bias=bias, batch_first=True, dtype=torch.float64)
         with torch.no_grad():
             if bias:  # PyTorch starts biases at zero; make them count
                 mha.in_proj_bias.uniform_(-0.5, 0.5)
                 mha.out_proj.bias.uniform_(-0.5, 0.5)
         x = torch.randn(1, n, e, dtype=torch.float64)
-        tokens = [f"t{i}" for i in range(n)]
+        x[0, n - n_pad:] = 0.0  # attn's <pad> tokens are zero vectors
+        tokens = [f"t{i}" for i in range(n - n_pad)]
+        # nn.MultiheadAttention's key_padding_mask: True = ignore this key
+        padding = None
+        if n_pad:
+            padding = torch.zeros(1, n, dtype=torch.bool)
+            padding[0, n - n_pad:] = True
         mask = None
         if causal:  # nn.MultiheadAttention's boolean attn_mask: True = blocked
             mask = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
-        out, weights = mha(x, x, x, attn_mask=mask, need_weights=True,
-                           average_attn_weights=False)
+        out, weights = mha(x, x, x, attn_mask=mask, key_padding_mask=padding,
+                           need_weights=True, average_attn_weights=False)
         sd = mha.state_dict()
         weights_obj = {"heads": h, "in_proj_weight": rows(sd["in_proj_weight"])}
         if bias:
@@ -67,6 +74,8 @@ def main():
             "embeddings": {"vectors": {t: [float(v) for v in x[0, i]] for i, t in enumerate(tokens)}},
             "weights": weights_obj,
         }
+        if n_pad:
+            model["pad_to"] = n
         write_json(HERE / f"{name}.json", model)
         expected[name] = {"output": rows(out[0]), "weights": [rows(w) for w in weights[0]]}
         if name == "two_heads":

@@ -51,7 +51,7 @@ TEST_CASE("multi-head attention matches PyTorch's nn.MultiheadAttention to 1e-12
     std::ifstream in(torch_dir + "expected.json");
     REQUIRE(in.good());
     const auto expected = nlohmann::json::parse(in);
-    REQUIRE(expected.size() == 5);
+    REQUIRE(expected.size() == 6);
     for (const auto& [name, e] : expected.items()) {
         SECTION(name) {
             const auto t = load(torch_dir + name + ".json");
@@ -193,4 +193,82 @@ TEST_CASE("multi-head dumps replay exactly", "[multihead][dump]") {
     CHECK(attn::render_json(again) == dump);
     attn::TextStyle style;
     CHECK(attn::render_text(again, style) == attn::render_text(t, style));
+}
+
+TEST_CASE("sinusoidal positions, by hand", "[positions]") {
+    const auto p = attn::sinusoidal_positions(3, 4);
+    // position 0: sin(0) = 0 and cos(0) = 1 in every pair of columns
+    CHECK(p(0, 0) == 0.0);
+    CHECK(p(0, 1) == 1.0);
+    CHECK(p(0, 3) == 1.0);
+    // position 1: frequency 1 in columns 0 and 1, 1/10000^(2/4) = 0.01 in columns 2 and 3
+    CHECK(p(1, 0) == Approx(std::sin(1.0)));
+    CHECK(p(1, 1) == Approx(std::cos(1.0)));
+    CHECK(p(1, 2) == Approx(std::sin(0.01)));
+    CHECK(p(2, 3) == Approx(std::cos(0.02)));
+}
+
+TEST_CASE("with positions the repeated 'the' gets two different outputs", "[positions]") {
+    attn::Config c;
+    c.tokenizer.lowercase = true;
+    const auto plain = attn::explain(attn::seeded_input("The cat sat on the mat", c), c);
+    CHECK(plain.identical_outputs == std::vector<std::vector<std::size_t>>{{0, 4}});
+    c.positions = attn::PositionKind::sinusoidal;
+    const auto t = attn::explain(attn::seeded_input("The cat sat on the mat", c), c);
+    CHECK(t.identical_embeddings == std::vector<std::vector<std::size_t>>{{0, 4}});
+    CHECK(t.identical_inputs.empty());
+    CHECK(t.identical_outputs.empty());
+    CHECK(t.x_in(1, 0) == t.x(1, 0) + std::sin(1.0));
+    bool says_why = false;
+    for (const auto& s : attn::teaching_steps(t)) {
+        if (s.id == "output") {
+            attn::TextStyle style;
+            style.steps = {"output"};
+            says_why = attn::render_text(t, style).find(
+                           "the positional encodings gave each copy its own row of X′") !=
+                       std::string::npos;
+        }
+    }
+    CHECK(says_why);
+}
+
+TEST_CASE("padding: zero vectors that no token attends to", "[masks]") {
+    attn::InputSpec spec;
+    spec.sentence = "This is book";
+    spec.pad_to = 5;
+    spec.mask = attn::MaskKind::causal;
+    const auto loaded = attn::load_input(spec);
+    CHECK(loaded.config.n_pad == 2);
+    CHECK(loaded.input.tokens.back() == "<pad>");
+    const auto t = attn::explain(loaded.input, loaded.config);
+    for (std::size_t i = 0; i < 5; ++i) {
+        CHECK(t.x(3, 0) == 0.0);
+        CHECK(t.heads[0].attention(i, 3) == 0.0);
+        CHECK(t.heads[0].attention(i, 4) == 0.0);
+        // the real tokens still follow the causal mask
+        if (i < 3) {
+            for (std::size_t j = i + 1; j < 5; ++j) {
+                CHECK(t.heads[0].attention(i, j) == 0.0);
+            }
+        }
+    }
+    CHECK(attn::trace_warnings(t).empty());
+}
+
+TEST_CASE("a mask file, and a row with every key masked", "[masks]") {
+    attn::InputSpec spec;
+    spec.sentence = "This is book";
+    spec.mask_path = ATTN_SOURCE_DIR "/tests/inputs/good/mask-row-blocked.json";
+    const auto loaded = attn::load_input(spec);
+    CHECK(loaded.config.mask == attn::MaskKind::file);
+    const auto t = attn::explain(loaded.input, loaded.config);
+    CHECK(t.heads[0].empty_rows == std::vector<std::size_t>{1});
+    CHECK(t.output(1, 0) == 0.0);
+    CHECK(t.heads[0].attention(0, 0) == 1.0);
+    const auto warnings = attn::trace_warnings(t);
+    REQUIRE(warnings.size() == 1);
+    CHECK_THAT(warnings[0], Catch::Contains("row 1 ('is')") &&
+                                Catch::Contains("PyTorch's nn.MultiheadAttention gives NaN"));
+    CHECK_THROWS_AS(attn::read_mask(ATTN_SOURCE_DIR "/tests/inputs/bad/mask-not-square.json"),
+                    attn::Error);
 }
