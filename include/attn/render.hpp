@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attn/attention.hpp"
+#include "attn/cell.hpp"
 #include "attn/trace.hpp"
 
 namespace attn {
@@ -23,6 +24,9 @@ struct TextStyle {
     std::size_t head = 0;       ///< show this head (1-based) in full, the others in brief; 0: all
     std::size_t max_rows = 24;  ///< more rows than this are elided to the first and last 10
 };
+
+/// The header of the walk-through: sentence, sizes, where the numbers came from.
+std::string render_summary(const Trace& trace, const TextStyle& style);
 
 /// The whole walk-through as text, in teaching order.
 std::string render_text(const Trace& trace, const TextStyle& style);
@@ -40,6 +44,10 @@ std::string render_json(const Trace& trace);
 /// input's numbers filled in (each distinct token once), ready to edit and to read back with
 /// --model. `command` is the command line that made it, quoted in the header comment.
 std::string render_model_file(const Input& input, const Config& config, std::string_view command);
+
+/// The worked arithmetic behind one cell (--why): the computation term by term with the
+/// trace's own numbers, e.g. "S[is, book] = q_is · k_book = 0.12·(-0.40) + ... = 1.234".
+std::string render_why(const Trace& trace, const CellRef& cell, const TextStyle& style);
 
 /// Warnings about a trace's numbers (a row with every key masked), one sentence each, for
 /// stderr; the text and JSON outputs carry them too.

@@ -49,7 +49,8 @@ struct ExplainOptions {
     std::string model;       ///< a model file (embeddings and weights)
     std::string from;        ///< a JSON dump to replay
     std::string unknown = "error";
-    int head = 0;  ///< show this head in full, the others in brief; 0: all in full
+    std::vector<std::string> why;  ///< cells to work out, e.g. "scores[is,book]"
+    int head = 0;                  ///< show this head in full, the others in brief; 0: all in full
     int precision = 4;
     std::string steps;  ///< comma-separated step ids or numbers; empty: all
     bool quiet_text = false;

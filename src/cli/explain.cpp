@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attn/attention.hpp"
+#include "attn/cell.hpp"
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
 #include "attn/output_file.hpp"
@@ -178,6 +179,11 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                                  "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
                                  "PyTorch's nn.MultiheadAttention; d_model must be divisible")
                       ->type_name("H");
+    app.add_option("--why", o.why,
+                   "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
+                   "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
+                   "Prints the worked arithmetic instead of the whole walk-through")
+        ->type_name("CELL");
     app.add_option("--head", o.head,
                    "Show head N's steps in full and the other heads in brief (the JSON always "
                    "has every head)")
@@ -271,6 +277,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain The cat sat on the mat --lowercase --mask causal
   attn explain "Ελληνικά και emoji 🙂" --chars --ascii
   attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
+  attn explain "This is book" --why 'scores[is,book]' --why 'weights[is,book]'
   attn explain "This is book" --heads 2 --head 1
   attn explain The cat sat on the mat --lowercase --positions sinusoidal
   attn explain "This is book" --pad-to 5 --mask causal
@@ -398,6 +405,11 @@ int run_explain(const ExplainOptions& o, Io& io) {
         style.head = static_cast<std::size_t>(o.head);
     }
 
+    std::vector<CellRef> cells;
+    for (const auto& why : o.why) {
+        cells.push_back(parse_cell(why, trace));  // every name checked before any output
+    }
+
     if (o.json == "-") {
         render_json(trace, [&io](std::string_view piece) {
             io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
@@ -408,7 +420,14 @@ int run_explain(const ExplainOptions& o, Io& io) {
             render_json(trace, [&file](std::string_view piece) { file.write(piece); });
             file.commit();
         }
-        io.out << render_text(trace, style);
+        if (cells.empty()) {
+            io.out << render_text(trace, style);
+        } else {
+            io.out << render_summary(trace, style);
+            for (const auto& cell : cells) {
+                io.out << '\n' << render_why(trace, cell, style);
+            }
+        }
     }
     io.out.flush();
     for (const auto& warning : trace_warnings(trace)) {

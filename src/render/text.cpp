@@ -422,10 +422,7 @@ void print_heading(Writer& w, const Step& step) {
     w.line(w.paint(lead + title + " " + repeat(unicode ? "━" : "=", fill), "1"));
 }
 
-}  // namespace
-
-std::string render_text(const Trace& trace, const TextStyle& style) {
-    Writer w(style);
+void print_summary(Writer& w, const Trace& trace) {
     w.line(w.paint(w.text("attn explain · self-attention, step by step"), "1"));
     for (const auto& line : narrative::summary(trace)) {
         // "sizes     d_model = ...": the key, then the value wrapped under itself
@@ -440,6 +437,19 @@ std::string render_text(const Trace& trace, const TextStyle& style) {
         w.paragraph(line.substr(value_at), pad_right(line.substr(0, space), value_column), {},
                     std::string(value_column, ' '));
     }
+}
+
+}  // namespace
+
+std::string render_summary(const Trace& trace, const TextStyle& style) {
+    Writer w(style);
+    print_summary(w, trace);
+    return w.take();
+}
+
+std::string render_text(const Trace& trace, const TextStyle& style) {
+    Writer w(style);
+    print_summary(w, trace);
 
     for (const auto& step : teaching_steps(trace)) {
         if (!style.steps.empty() &&

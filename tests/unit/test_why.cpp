@@ -1,0 +1,131 @@
+#include <catch2/catch.hpp>
+
+#include "attn/attention.hpp"
+#include "attn/cell.hpp"
+#include "attn/error.hpp"
+#include "attn/render.hpp"
+
+using attn::Matrix;
+
+namespace {
+
+// The 3×4 integer example: Q = [[1,0,2],[2,2,2],[2,1,3]], K = [[0,1,1],[4,4,0],[2,3,1]],
+// V = [[1,2,3],[2,8,0],[2,6,3]], scores [[2,4,4],[4,16,12],[4,12,10]].
+attn::Trace integer(attn::MaskKind mask = attn::MaskKind::none) {
+    attn::Config c;
+    c.d_model = 4;
+    c.mask = mask;
+    attn::Input in;
+    in.sentence = "x1 x2 x3";
+    in.tokens = {"x1", "x2", "x3"};
+    in.x = Matrix{{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}};
+    in.weights.w_q = Matrix{{1, 0, 1}, {1, 0, 0}, {0, 0, 1}, {0, 1, 1}};
+    in.weights.w_k = Matrix{{0, 0, 1}, {1, 1, 0}, {0, 1, 0}, {1, 1, 0}};
+    in.weights.w_v = Matrix{{0, 2, 0}, {0, 3, 0}, {1, 0, 3}, {1, 1, 0}};
+    return attn::explain(in, c);
+}
+
+std::string why(const attn::Trace& t, const std::string& cell) {
+    attn::TextStyle style;
+    style.precision = 4;
+    style.width = 100;
+    return attn::render_why(t, attn::parse_cell(cell, t), style);
+}
+
+std::string error_of(const attn::Trace& t, const std::string& cell) {
+    try {
+        (void)attn::parse_cell(cell, t);
+    } catch (const attn::Error& e) {
+        CHECK(e.exit_code() == 2);
+        return e.what();
+    }
+    FAIL("no error for " << cell);
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("cell names: labels, indices, heads", "[why]") {
+    const auto t = integer();
+    const auto c = attn::parse_cell("scores[x2,x3]", t);
+    CHECK(c.step_id == "scores");
+    CHECK(c.row == 1);
+    CHECK(c.col == 2);
+    const auto d = attn::parse_cell(" weights[ 2 , 0 ] ", t);
+    CHECK(d.step_id == "weights");
+    CHECK(d.row == 2);
+    CHECK(d.col == 0);
+    CHECK(attn::parse_cell("Q[x1,q2]", t).col == 2);
+    CHECK(attn::parse_cell("output[x3,z1]", t).col == 1);
+
+    attn::Config two;
+    two.n_heads = 2;
+    two.d_model = 4;
+    two.d_k = 2;
+    two.d_v = 2;
+    const auto m = attn::explain(attn::seeded_input("a b c", two), two);
+    const auto h = attn::parse_cell("head2.weights[b,c]", m);
+    CHECK(h.step_id == "head2.weights");
+    CHECK(h.row == 1);
+}
+
+TEST_CASE("bad cell names list what is valid", "[why]") {
+    const auto t = integer();
+    CHECK_THAT(error_of(t, "score[x1,x2]"), Catch::Contains("no matrix 'score'") &&
+                                                Catch::Contains("scores") &&
+                                                Catch::Contains("e.g. scores[0,1]"));
+    CHECK_THAT(error_of(t, "scores"), Catch::Contains("is not a cell name"));
+    CHECK_THAT(
+        error_of(t, "scores[x1,x9]"),
+        Catch::Contains("no column 'x9', expected an index from 0 to 2 or one of: x1, x2, x3"));
+    CHECK_THAT(error_of(t, "scores[7,x1]"), Catch::Contains("row 7 is out of range"));
+    attn::Config c;
+    const auto repeated = attn::explain(attn::seeded_input("the cat the", c), c);
+    CHECK_THAT(error_of(repeated, "scores[the,cat]"),
+               Catch::Contains("'the' is ambiguous: rows 0 and 2 are all 'the'") &&
+                   Catch::Contains("e.g. 0 instead of 'the'"));
+    CHECK(attn::parse_cell("scores[2,cat]", repeated).row == 2);
+}
+
+TEST_CASE("why: every kind of cell, term by term, by hand", "[why]") {
+    const auto t = integer();
+    // q_x2 = [2, 2, 2], k_x3 = [2, 3, 1]: 2·2 + 2·3 + 2·1 = 12
+    CHECK_THAT(why(t, "scores[x2,x3]"),
+               Catch::Contains("S[x2, x3] = q_x2 · k_x3") &&
+                   Catch::Contains("= 2.0000·2.0000 + 2.0000·3.0000 + 2.0000·1.0000\n  = 12.0000"));
+    CHECK_THAT(why(t, "scaled_scores[x2,x3]"),
+               Catch::Contains("S′[x2, x3] = S[x2, x3] / √d_k = 12.0000 / 1.7321 = 6.9282"));
+    // row x1 of X = [1, 0, 1, 0], column q0 of W_Q = [1, 1, 0, 0]: 1
+    CHECK_THAT(why(t, "Q[x1,q0]"),
+               Catch::Contains("= 1.0000·1.0000 + 0.0000·1.0000 + 1.0000·0.0000 + 0.0000·0.0000") &&
+                   Catch::Contains("= 1.0000\n"));
+    // softmax of [2, 4, 4]/√3: the max is 4/√3 = 2.3094
+    CHECK_THAT(why(t, "weights[x1,x2]"),
+               Catch::Contains("max = 2.3094") &&
+                   Catch::Contains("e^(1.1547 − 2.3094) = 0.3152 [x1]") &&
+                   Catch::Contains("Σ = 2.3152, so A[x1, x2] = 1.0000 / 2.3152 = 0.4319"));
+    // Z[x1, z0] = 0.1361·1 + 0.4319·2 + 0.4319·2
+    CHECK_THAT(why(t, "output[x1,z0]"),
+               Catch::Contains("= 0.1361·1.0000 [x1] + 0.4319·2.0000 [x2] + 0.4319·2.0000 [x3]") &&
+                   Catch::Contains("column v0 of V"));
+    CHECK_THAT(why(t, "W_Q[0,0]"), Catch::Contains("is an input of the walk-through"));
+
+    const auto causal = integer(attn::MaskKind::causal);
+    CHECK_THAT(why(causal, "masked_scores[x1,x3]"),
+               Catch::Contains("M[x1, x3] = 0: 'x1' may not attend to 'x3' (the causal mask: it "
+                               "comes later in the sentence)"));
+    CHECK_THAT(why(causal, "masked_scores[x3,x1]"), Catch::Contains("passes unchanged"));
+    CHECK_THAT(why(causal, "weights[x1,x2]"), Catch::Contains("e^−∞ = 0 [x2]"));
+}
+
+TEST_CASE("why: ASCII mode writes only ASCII", "[why]") {
+    const auto t = integer(attn::MaskKind::causal);
+    attn::TextStyle style;
+    style.unicode = false;
+    for (const char* cell : {"weights[x3,x1]", "masked_scores[x1,x2]", "scaled_scores[x1,x1]"}) {
+        const auto text = attn::render_why(t, attn::parse_cell(cell, t), style);
+        for (char ch : text) {
+            REQUIRE(static_cast<unsigned char>(ch) < 0x80);
+        }
+    }
+}
