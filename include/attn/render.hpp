@@ -28,6 +28,15 @@ struct TextStyle {
 /// The header of the walk-through: sentence, sizes, where the numbers came from.
 std::string render_summary(const Trace& trace, const TextStyle& style);
 
+/// One piece of the walk-through: the header (title empty), or one step with its title.
+struct TextPage {
+    std::string title;  ///< e.g. "5 · Scores S"
+    std::string text;
+};
+
+/// The walk-through in pieces, for --pause: the header first, then one page per step.
+std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& style);
+
 /// The whole walk-through as text, in teaching order.
 std::string render_text(const Trace& trace, const TextStyle& style);
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ namespace attn::cli {
 struct Io {
     std::ostream& out;
     std::ostream& err;
+    std::istream* in = nullptr;  ///< for --pause; nullptr: no input
+    bool stdin_is_terminal = false;
     bool stdout_is_terminal = false;
     std::size_t terminal_columns = 0;  ///< 0 when unknown
     std::function<std::optional<std::string>(const std::string&)> getenv = [](const std::string&) {
@@ -54,6 +57,7 @@ struct ExplainOptions {
     int precision = 4;
     std::string steps;  ///< comma-separated step ids or numbers; empty: all
     bool quiet_text = false;
+    bool pause = false;  ///< wait for Enter between steps (on a terminal)
     std::string color = "auto";
     int width = 0;  ///< 0: the terminal's width, else $COLUMNS, else 80
     bool ascii = false;

@@ -157,6 +157,34 @@ TextStyle to_style(const ExplainOptions& o, const Io& io) {
     return style;
 }
 
+// --pause: one page at a time; Enter goes on, q (or the end of input) stops.
+void walk_with_pauses(const std::vector<TextPage>& pages, const TextStyle& style, Io& io) {
+    // the header and the first step together, then a pause before each further step
+    std::size_t next = 0;
+    while (next < pages.size()) {
+        io.out << pages[next].text;
+        if (next == 0 && pages.size() > 1) {
+            io.out << pages[1].text;
+            next = 1;
+        }
+        ++next;
+        if (next >= pages.size()) {
+            break;
+        }
+        const std::string prompt =
+            fmt::format("── next: {} · Enter: go on, q: quit ──", pages[next].title);
+        io.out << (style.color ? "\x1b[2m" + prompt + "\x1b[0m"
+                               : (style.unicode ? prompt : to_ascii(prompt)))
+               << std::flush;
+        std::string answer;
+        if (!std::getline(*io.in, answer) || trim(answer) == "q" || trim(answer) == "Q") {
+            io.out << "\n";
+            return;
+        }
+        io.out << "\x1b[1A\x1b[2K";  // erase the prompt line: the walk-through reads on
+    }
+}
+
 }  // namespace
 
 InputSpec to_spec(const ExplainOptions& options) {
@@ -256,6 +284,9 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                    "(tokens, embeddings, W_Q, W_K, W_V, Q, K, V, scores, scaled_scores, mask, "
                    "masked_scores, weights, output)")
         ->type_name("LIST");
+    app.add_flag("--pause", o.pause,
+                 "Wait for Enter between steps, showing which step comes next (q ends the "
+                 "walk-through); only when stdin and stdout are a terminal");
     app.add_flag("-q,--quiet-text", o.quiet_text,
                  "Headings, formulas and matrices only, without the explanations");
     app.add_option("--color", o.color,
@@ -278,6 +309,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "Ελληνικά και emoji 🙂" --chars --ascii
   attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
   attn explain "This is book" --why 'scores[is,book]' --why 'weights[is,book]'
+  attn explain "This is book" --pause
   attn explain "This is book" --heads 2 --head 1
   attn explain The cat sat on the mat --lowercase --positions sinusoidal
   attn explain "This is book" --pad-to 5 --mask causal
@@ -420,7 +452,14 @@ int run_explain(const ExplainOptions& o, Io& io) {
             render_json(trace, [&file](std::string_view piece) { file.write(piece); });
             file.commit();
         }
-        if (cells.empty()) {
+        if (cells.empty() && o.pause && io.in != nullptr && io.stdin_is_terminal &&
+            io.stdout_is_terminal) {
+            walk_with_pauses(render_text_pages(trace, style), style, io);
+        } else if (cells.empty()) {
+            if (o.pause) {
+                io.err << "attn: note: --pause needs a terminal on stdin and stdout; printing "
+                          "every step at once\n";
+            }
             io.out << render_text(trace, style);
         } else {
             io.out << render_summary(trace, style);

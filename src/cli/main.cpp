@@ -10,6 +10,8 @@
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
     attn::cli::Io io{std::cout, std::cerr};
+    io.in = &std::cin;
+    io.stdin_is_terminal = ::isatty(STDIN_FILENO) == 1;
     io.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
     winsize ws{};
     if (io.stdout_is_terminal && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {

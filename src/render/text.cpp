@@ -408,6 +408,14 @@ void print_tokens(Writer& w, const Step& step) {
     }
 }
 
+// "5 · Scores S" (with "Head 2 · " for a head's step), as the heading prints it.
+std::string heading_text(const Writer& w, const Step& step) {
+    const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
+    return w.text(step.kind == StepKind::tokens
+                      ? fmt::format("{} · {}", step.number, step.title)
+                      : fmt::format("{} · {}{} {}", step.number, head, step.title, step.symbol));
+}
+
 void print_heading(Writer& w, const Step& step) {
     const bool unicode = w.style().unicode;
     const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
@@ -447,9 +455,11 @@ std::string render_summary(const Trace& trace, const TextStyle& style) {
     return w.take();
 }
 
-std::string render_text(const Trace& trace, const TextStyle& style) {
+std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& style) {
     Writer w(style);
     print_summary(w, trace);
+    std::vector<TextPage> pages;
+    pages.push_back({"", w.take()});
 
     for (const auto& step : teaching_steps(trace)) {
         if (!style.steps.empty() &&
@@ -473,6 +483,7 @@ std::string render_text(const Trace& trace, const TextStyle& style) {
                         "", "2");
             w.line();
             MatrixPrinter(w, step).print();
+            pages.push_back({heading_text(w, step), w.take()});
             continue;
         }
         w.paragraph(fmt::format("{}\u00A0\u00A0\u00A0\u00A0{}", step.formula, shapes_line(step)),
@@ -496,6 +507,7 @@ std::string render_text(const Trace& trace, const TextStyle& style) {
                 w.paragraph(note);
             }
         }
+        pages.push_back({heading_text(w, step), w.take()});
     }
     const auto warnings = narrative::warnings(trace);
     if (!warnings.empty()) {
@@ -503,8 +515,17 @@ std::string render_text(const Trace& trace, const TextStyle& style) {
         for (const auto& warning : warnings) {
             w.paragraph("warning: " + warning);
         }
+        pages.back().text += w.take();
     }
-    return w.take();
+    return pages;
+}
+
+std::string render_text(const Trace& trace, const TextStyle& style) {
+    std::string out;
+    for (const auto& page : render_text_pages(trace, style)) {
+        out += page.text;
+    }
+    return out;
 }
 
 }  // namespace attn
