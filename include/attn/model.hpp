@@ -52,6 +52,7 @@ struct Config {
     std::size_t d_v = 3;      ///< width of one head's values and outputs
     MaskKind mask = MaskKind::none;
     PositionKind positions = PositionKind::none;
+    bool scale = true;      ///< divide the scores by √d_k; false for the --no-scale lesson
     std::size_t n_pad = 0;  ///< <pad> tokens at the end (--pad-to); no token may attend to them
 };
 

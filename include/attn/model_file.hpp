@@ -70,6 +70,7 @@ struct InputSpec {
     std::optional<PositionKind> positions;  ///< none or sinusoidal; a table is positions_path
     std::optional<std::string> positions_path;
     std::optional<std::size_t> pad_to;
+    bool no_scale = false;
     bool lowercase = false;
     bool chars = false;
 };

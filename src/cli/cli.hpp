@@ -47,6 +47,7 @@ struct ExplainOptions {
     std::optional<long long> pad_to;
     bool lowercase = false;
     bool chars = false;
+    bool no_scale = false;   ///< skip the scaling by √d_k, for the lesson on saturation
     std::string embeddings;  ///< an embeddings file
     std::string weights;     ///< a weights file
     std::string model;       ///< a model file (embeddings and weights)

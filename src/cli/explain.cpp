@@ -131,6 +131,7 @@ InputSpec spec_of(const ExplainOptions& o) {
         throw errors::bad_choice("--unknown", o.unknown, "error, random");
     }
     spec.lowercase = o.lowercase;
+    spec.no_scale = o.no_scale;
     spec.chars = o.chars;
     spec.embeddings_path = non_empty(o.embeddings);
     spec.weights_path = non_empty(o.weights);
@@ -242,6 +243,9 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
     auto* chars =
         app.add_flag("--chars", o.chars,
                      "One token per character instead of words and punctuation (spaces dropped)");
+    auto* no_scale = app.add_flag("--no-scale", o.no_scale,
+                                  "Skip the scaling by √d_k, to see what it is for: the output "
+                                  "compares how peaked each row of weights is with and without");
     auto* embeddings = app.add_option("--embeddings", o.embeddings,
                                       "Read the token vectors from this JSON file "
                                       "(docs/json-format.md); tokens not in it are an error")
@@ -273,6 +277,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
         ->excludes(pad_to)
         ->excludes(lowercase)
         ->excludes(chars)
+        ->excludes(no_scale)
         ->excludes(embeddings)
         ->excludes(weights)
         ->excludes(model)
@@ -310,6 +315,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
   attn explain "This is book" --why 'scores[is,book]' --why 'weights[is,book]'
   attn explain "This is book" --pause
+  attn explain "This is book" --d-k 64 --no-scale --steps weights
   attn explain "This is book" --heads 2 --head 1
   attn explain The cat sat on the mat --lowercase --positions sinusoidal
   attn explain "This is book" --pad-to 5 --mask causal

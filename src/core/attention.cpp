@@ -207,8 +207,10 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
     // cell equal to the worked arithmetic "s / √d_k" to the last bit.
     head.sqrt_d_k = std::sqrt(static_cast<double>(config.d_k));
     head.scaled_scores = head.scores;
-    for (double& s : head.scaled_scores.data()) {
-        s /= head.sqrt_d_k;
+    if (config.scale) {
+        for (double& s : head.scaled_scores.data()) {
+            s /= head.sqrt_d_k;
+        }
     }
     head.variance_scores = variance(head.scores);
     head.variance_scaled = variance(head.scaled_scores);
@@ -230,6 +232,29 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
     auto softmax = softmax_rows(*logits);
     head.attention = std::move(softmax.weights);
     head.empty_rows = std::move(softmax.empty_rows);
+
+    if (!config.scale) {
+        // the --no-scale lesson: how peaked each row is, and how peaked scaling keeps it
+        Matrix scaled = head.scores;
+        for (double& s : scaled.data()) {
+            s /= head.sqrt_d_k;
+        }
+        const Matrix would_be = softmax_rows(t.mask ? apply_mask(scaled, *t.mask) : scaled).weights;
+        const auto stats = [](const Matrix& a, std::vector<double>& max, std::vector<double>& ent) {
+            for (std::size_t r = 0; r < a.rows(); ++r) {
+                double m = 0.0;
+                double e = 0.0;
+                for (double w : a.row(r)) {
+                    m = std::max(m, w);
+                    e -= w > 0.0 ? w * std::log(w) : 0.0;
+                }
+                max.push_back(m);
+                ent.push_back(e);
+            }
+        };
+        stats(head.attention, head.max_weight, head.entropy);
+        stats(would_be, head.scaled_max_weight, head.scaled_entropy);
+    }
 
     // output (T, d_v) = attention (T, T) · v (T, d_v)
     head.output = matmul(head.attention, head.v);

@@ -85,6 +85,11 @@ constexpr std::string_view scaled_why =
     "d_k, so scores grow with the width. Dividing by √d_k brings the variance back to about 1 "
     "and keeps softmax out of saturation, where one weight is nearly 1, the others nearly 0, "
     "and learning stalls.";
+constexpr std::string_view unscaled_why =
+    "Skipped on purpose (--no-scale), to show what the scaling is for: the scores go to "
+    "softmax as they are. Their variance grows with d_k, and large scores push softmax into "
+    "saturation: one weight near 1, the rest near 0. Compare the rows' largest weights below "
+    "with what scaling would have given.";
 constexpr std::string_view mask_why =
     "A token may look only at itself and the tokens before it, as in a model that writes text "
     "one token at a time and cannot see the future. 1\u00A0=\u00A0may attend, "
@@ -316,8 +321,11 @@ std::vector<Step> teaching_steps(const Trace& t) {
                     "S" + sub + " = Q" + sub + " · K" + sub + "ᵀ", scores_why,
                     {shape_of(head.q), {head.k.cols(), head.k.rows()}}, head.scores, tokens,
                     tokens);
-        list.matrix(p + "scaled_scores", num(n++), "Scaled scores", "S′" + sub,
-                    "S′" + sub + " = S" + sub + " / √d_k", scaled_why, {shape_of(head.scores)},
+        list.matrix(p + "scaled_scores", num(n++), c.scale ? "Scaled scores" : "Scores, not scaled",
+                    "S′" + sub,
+                    c.scale ? "S′" + sub + " = S" + sub + " / √d_k"
+                            : "S′" + sub + " = S" + sub + " (not divided by √d_k: --no-scale)",
+                    c.scale ? scaled_why : unscaled_why, {shape_of(head.scores)},
                     head.scaled_scores, tokens, tokens);
         if (masked) {
             if (!multi) {

@@ -763,6 +763,7 @@ Loaded load_input(const InputSpec& spec) {
         c.positions = PositionKind::file;
     }
     c.seed = spec.seed.value_or(c.seed);
+    c.scale = !spec.no_scale;
 
     // heads: the weights file's word, else --heads, else 1
     c.n_heads = spec.n_heads.value_or(1);
@@ -941,6 +942,9 @@ Loaded read_dump(const std::string& path) {
         c.positions = text == "sinusoidal" ? PositionKind::sinusoidal
                       : text == "file"     ? PositionKind::file
                                            : PositionKind::none;
+    }
+    if (const Value* scale = config.find("scale")) {
+        c.scale = r.bool_value(*scale, "config.scale");
     }
     if (const Value* pad = config.find("n_pad")) {
         r.expect_type(*pad, "config.n_pad", Type::number, "a whole number");

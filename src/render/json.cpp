@@ -198,6 +198,8 @@ void render_json(const Trace& t, const Sink& sink) {
     j.integer(c.d_v);
     j.key(",\n    ", "mask");
     j.string(to_string(c.mask));
+    j.key(",\n    ", "scale");
+    j.raw(c.scale ? "true" : "false");
     j.key(",\n    ", "positions");
     j.string(to_string(c.positions));
     j.key(",\n    ", "n_pad");

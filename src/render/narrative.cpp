@@ -278,6 +278,12 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             "head 2's{}. W_K and W_V are split the same way.",
             t.heads.size(), t.config.d_k, t.config.d_k - 1, t.config.d_k - 1,
             t.heads.size() > 2 ? ", and so on" : ""));
+    } else if (base == "scaled_scores" && !t.config.scale) {
+        n.before.push_back(fmt::format(
+            "Here d_k = {}: scaling would divide by √d_k = {}. The variance of the scores stays "
+            "{} instead of falling to {}.",
+            t.config.d_k, num(head.sqrt_d_k), num(head.variance_scores),
+            num(head.variance_scores / (head.sqrt_d_k * head.sqrt_d_k))));
     } else if (base == "scaled_scores" && head.scores.size() < 2) {
         n.before.push_back(fmt::format(
             "Here d_k = {}, so √d_k = {}. (With a single score there is no spread to measure; "
@@ -289,6 +295,31 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             "(S′{}), a factor of d_k.",
             t.config.d_k, num(head.sqrt_d_k), num(head.variance_scores), sub,
             num(head.variance_scaled), sub));
+    } else if (base == "weights" && !t.config.scale) {
+        constexpr std::size_t shown = 6;
+        n.after.push_back(
+            "Without scaling, how peaked each row is (its largest weight, and its "
+            "entropy in nats: 0 when one weight is 1), against what scaling by "
+            "√d_k would have given:");
+        double mean = 0.0;
+        double mean_scaled = 0.0;
+        for (std::size_t r = 0; r < head.max_weight.size(); ++r) {
+            mean += head.max_weight[r];
+            mean_scaled += head.scaled_max_weight[r];
+            if (r < shown) {
+                n.after.push_back(fmt::format(
+                    "  {}: largest weight {} (entropy {}); with scaling {} (entropy {})",
+                    quoted(t.tokens[r]), format_number(head.max_weight[r], 2, true),
+                    format_number(head.entropy[r], 2, true),
+                    format_number(head.scaled_max_weight[r], 2, true),
+                    format_number(head.scaled_entropy[r], 2, true)));
+            }
+        }
+        const auto rows = static_cast<double>(head.max_weight.size());
+        n.after.push_back(fmt::format(
+            "On average the largest weight is {} without scaling and {} with it. The wider "
+            "the heads (the larger --d-k), the bigger the gap.",
+            format_number(mean / rows, 2, true), format_number(mean_scaled / rows, 2, true)));
     } else if (base == "weights" && !head.empty_rows.empty()) {
         n.after.push_back(
             "Each row sums to 1 (the Σ column), but for the rows with every key masked, which "

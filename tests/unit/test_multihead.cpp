@@ -272,3 +272,30 @@ TEST_CASE("a mask file, and a row with every key masked", "[masks]") {
     CHECK_THROWS_AS(attn::read_mask(ATTN_SOURCE_DIR "/tests/inputs/bad/mask-not-square.json"),
                     attn::Error);
 }
+
+TEST_CASE("no-scale: unscaled scores saturate softmax more than scaled ones", "[no-scale]") {
+    attn::Config c;
+    c.d_k = 64;
+    c.scale = false;
+    const auto t = attn::explain(attn::seeded_input("This is a book about attention", c), c);
+    const auto& h = t.heads[0];
+    CHECK(h.scaled_scores == h.scores);  // not divided
+    REQUIRE(h.max_weight.size() == 6);
+    double mean = 0.0;
+    double mean_scaled = 0.0;
+    for (std::size_t r = 0; r < 6; ++r) {
+        mean += h.max_weight[r];
+        mean_scaled += h.scaled_max_weight[r];
+        CHECK(h.entropy[r] >= 0.0);
+        CHECK(h.entropy[r] <= std::log(6.0) + 1e-12);
+    }
+    CHECK(mean > mean_scaled);
+    c.scale = true;
+    const auto scaled = attn::explain(attn::seeded_input("This is a book about attention", c), c);
+    CHECK(scaled.heads[0].max_weight.empty());
+    // the weights scaling would have given are the ones a scaled run gives
+    for (std::size_t r = 0; r < 6; ++r) {
+        const auto row = scaled.heads[0].attention.row(r);
+        CHECK(h.scaled_max_weight[r] == Approx(*std::max_element(row.begin(), row.end())));
+    }
+}
