@@ -23,6 +23,19 @@ enum class MaskKind {
 /// "file").
 std::string_view to_string(MaskKind kind) noexcept;
 
+/// How the numbers are computed: exactly, or with the by-hand rules of the pencil-and-paper
+/// exercises.
+enum class Arith {
+    exact,  ///< S / √d_k and e^x
+    hand    ///< small integers, ⌊S / r⌋ with r = round(√d_k) (⌊x/2⌋ for d_k = 3), and 3^x
+};
+
+/// "exact", "hand".
+std::string_view to_string(Arith arith) noexcept;
+
+/// The divisor of the by-hand scaling: √d_k rounded to a whole number (2 for d_k = 3 or 4).
+double hand_divisor(std::size_t d_k) noexcept;
+
 /// What is added to the embeddings to tell positions apart.
 enum class PositionKind {
     none,        ///< nothing: attention cannot tell where a token stands
@@ -52,7 +65,8 @@ struct Config {
     std::size_t d_v = 3;      ///< width of one head's values and outputs
     MaskKind mask = MaskKind::none;
     PositionKind positions = PositionKind::none;
-    bool scale = true;      ///< divide the scores by √d_k; false for the --no-scale lesson
+    bool scale = true;  ///< divide the scores by √d_k; false for the --no-scale lesson
+    Arith arith = Arith::exact;
     std::size_t n_pad = 0;  ///< <pad> tokens at the end (--pad-to); no token may attend to them
 };
 
@@ -91,15 +105,17 @@ struct Source {
 };
 
 /// Seeded embeddings X (T, d_model): row i is drawn from the stream ("embedding", token i),
+/// With `hand`, whole numbers from -2 to 2 instead (the normal value rounded and clamped).
 /// so equal tokens get equal rows, and a token's first n numbers do not depend on d_model.
 /// Entries are N(0, 1) rounded to two decimals, so what is printed is exactly what is used.
 Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_model,
-                         std::uint64_t seed);
+                         std::uint64_t seed, bool hand = false);
 
 /// Seeded W_Q, W_K, W_V for `config.n_heads` heads: entries N(0, 1/d_model) rounded to two
 /// decimals, so that with unit-variance embeddings Q, K and V have entries of variance about
 /// 1, and scores QKᵀ of variance about d_k (the variance the scaling step removes). With more
-/// than one head also W_O, N(0, 1/(H·d_v)). No biases.
+/// than one head also W_O, N(0, 1/(H·d_v)). No biases. With config.arith == hand, whole numbers
+/// from -1 to 1 instead, so that every product can be done in the head.
 Weights seeded_weights(const Config& config);
 
 }  // namespace attn

@@ -71,6 +71,7 @@ struct InputSpec {
     std::optional<std::string> positions_path;
     std::optional<std::size_t> pad_to;
     bool no_scale = false;
+    Arith arith = Arith::exact;
     bool lowercase = false;
     bool chars = false;
 };

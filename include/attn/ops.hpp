@@ -43,6 +43,10 @@ struct SoftmaxResult {
 /// zero weights (as PyTorch's scaled_dot_product_attention does) and lists it in empty_rows.
 SoftmaxResult softmax_rows(const Matrix& s);
 
+/// Row-wise softmax with another base: base^(s - max) / Σ base^(s - max). Base 3 is the
+/// by-hand rule of --arith hand (3^x in place of e^x).
+SoftmaxResult softmax_rows_base(const Matrix& s, double base);
+
 /// The sum of each row.
 std::vector<double> row_sums(const Matrix& a);
 

@@ -35,6 +35,9 @@ struct Head {
     double variance_scores = 0.0;  ///< of all entries of scores
     double variance_scaled = 0.0;  ///< of all entries of scaled_scores
     std::vector<std::size_t> empty_rows;  ///< rows with every key masked (zero weights)
+    /// With --arith hand: the weights exact arithmetic would give, and the largest difference.
+    Matrix exact_attention;
+    double hand_difference = 0.0;
     /// Without scaling (--no-scale), per row: the largest weight and the entropy (in nats) of
     /// the weights as computed, and of the weights scaling would have given. Empty otherwise.
     std::vector<double> max_weight, entropy, scaled_max_weight, scaled_entropy;

@@ -132,6 +132,11 @@ InputSpec spec_of(const ExplainOptions& o) {
     }
     spec.lowercase = o.lowercase;
     spec.no_scale = o.no_scale;
+    if (o.arith == "hand") {
+        spec.arith = Arith::hand;
+    } else if (o.arith != "exact") {
+        throw errors::bad_choice("--arith", o.arith, "exact, hand");
+    }
     spec.chars = o.chars;
     spec.embeddings_path = non_empty(o.embeddings);
     spec.weights_path = non_empty(o.weights);
@@ -246,6 +251,11 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
     auto* no_scale = app.add_flag("--no-scale", o.no_scale,
                                   "Skip the scaling by √d_k, to see what it is for: the output "
                                   "compares how peaked each row of weights is with and without");
+    auto* arith = app.add_option("--arith", o.arith,
+                                 "exact (default), or hand: small whole numbers, ⌊S/2⌋ for "
+                                 "S/√3 and 3^x for e^x, so every number can be done with pencil "
+                                 "and paper")
+                      ->type_name("exact|hand");
     auto* embeddings = app.add_option("--embeddings", o.embeddings,
                                       "Read the token vectors from this JSON file "
                                       "(docs/json-format.md); tokens not in it are an error")
@@ -278,6 +288,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
         ->excludes(lowercase)
         ->excludes(chars)
         ->excludes(no_scale)
+        ->excludes(arith)
         ->excludes(embeddings)
         ->excludes(weights)
         ->excludes(model)
@@ -315,6 +326,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
   attn explain "This is book" --why 'scores[is,book]' --why 'weights[is,book]'
   attn explain "This is book" --pause
+  attn explain "This is book" --arith hand --d-model 4
   attn explain "This is book" --d-k 64 --no-scale --steps weights
   attn explain "This is book" --heads 2 --head 1
   attn explain The cat sat on the mat --lowercase --positions sinusoidal

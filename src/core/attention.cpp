@@ -207,9 +207,12 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
     // cell equal to the worked arithmetic "s / √d_k" to the last bit.
     head.sqrt_d_k = std::sqrt(static_cast<double>(config.d_k));
     head.scaled_scores = head.scores;
+    const bool hand = config.arith == Arith::hand;
     if (config.scale) {
+        // by hand: ⌊s / r⌋ with r = round(√d_k), whole numbers a pencil can handle
+        const double divisor = hand ? hand_divisor(config.d_k) : head.sqrt_d_k;
         for (double& s : head.scaled_scores.data()) {
-            s /= head.sqrt_d_k;
+            s = hand ? std::floor(s / divisor) : s / divisor;
         }
     }
     head.variance_scores = variance(head.scores);
@@ -228,8 +231,21 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
         logits = &head.masked_scores;
     }
 
-    // attention weights (T, T) = softmax of each row, stable
-    auto softmax = softmax_rows(*logits);
+    // attention weights (T, T) = softmax of each row, stable; by hand 3^x in place of e^x
+    auto softmax = hand ? softmax_rows_base(*logits, 3.0) : softmax_rows(*logits);
+    if (hand) {
+        // how far the hand rules land from the exact weights
+        Matrix exact = head.scores;
+        for (double& s : exact.data()) {
+            s /= config.scale ? head.sqrt_d_k : 1.0;
+        }
+        head.exact_attention = softmax_rows(t.mask ? apply_mask(exact, *t.mask) : exact).weights;
+        for (std::size_t i = 0; i < exact.size(); ++i) {
+            head.hand_difference =
+                std::max(head.hand_difference,
+                         std::abs(head.exact_attention.data()[i] - softmax.weights.data()[i]));
+        }
+    }
     head.attention = std::move(softmax.weights);
     head.empty_rows = std::move(softmax.empty_rows);
 
@@ -276,7 +292,7 @@ Input seeded_input(std::string_view sentence, const Config& config) {
     for (std::size_t i = 0; i < config.n_pad; ++i) {
         in.tokens.emplace_back(pad_token);
     }
-    in.x = seeded_embeddings(in.tokens, config.d_model, config.seed);
+    in.x = seeded_embeddings(in.tokens, config.d_model, config.seed, config.arith == Arith::hand);
     for (std::size_t i = in.tokens.size() - config.n_pad; i < in.tokens.size(); ++i) {
         for (double& value : in.x.row(i)) {
             value = 0.0;  // padding carries no information: a zero vector

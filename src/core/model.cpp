@@ -1,5 +1,6 @@
 #include "attn/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "attn/error.hpp"
@@ -15,12 +16,19 @@ double two_decimals(double x) {
     return r == 0.0 ? 0.0 : r;  // no -0.00
 }
 
+// A normal number rounded to a whole number from -limit to limit: the by-hand numbers.
+double small_integer(double z, double limit) {
+    const double r = std::clamp(std::round(z), -limit, limit);
+    return r == 0.0 ? 0.0 : r;
+}
+
 Matrix seeded_matrix(std::size_t rows, std::size_t cols, double stddev, std::uint64_t seed,
-                     std::string_view name) {
+                     std::string_view name, bool hand) {
     Rng rng(stream_seed(seed, "weights", name));
     Matrix m(rows, cols);
     for (double& x : m.data()) {
-        x = two_decimals(stddev * rng.normal());
+        const double z = rng.normal();
+        x = hand ? small_integer(z, 1.0) : two_decimals(stddev * z);
     }
     return m;
 }
@@ -88,15 +96,24 @@ void validate(const Config& config) {
 }
 
 Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_model,
-                         std::uint64_t seed) {
+                         std::uint64_t seed, bool hand) {
     Matrix x(tokens.size(), d_model);
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         Rng rng(stream_seed(seed, "embedding", tokens[i]));
         for (double& value : x.row(i)) {
-            value = two_decimals(rng.normal());
+            const double z = rng.normal();
+            value = hand ? small_integer(z, 2.0) : two_decimals(z);
         }
     }
     return x;
+}
+
+std::string_view to_string(Arith arith) noexcept {
+    return arith == Arith::hand ? "hand" : "exact";
+}
+
+double hand_divisor(std::size_t d_k) noexcept {
+    return std::max(1.0, std::round(std::sqrt(static_cast<double>(d_k))));
 }
 
 Weights seeded_weights(const Config& c) {
@@ -104,12 +121,13 @@ Weights seeded_weights(const Config& c) {
     const std::size_t width_k = c.n_heads * c.d_k;
     const std::size_t width_v = c.n_heads * c.d_v;
     Weights w;
-    w.w_q = seeded_matrix(c.d_model, width_k, stddev, c.seed, "W_Q");
-    w.w_k = seeded_matrix(c.d_model, width_k, stddev, c.seed, "W_K");
-    w.w_v = seeded_matrix(c.d_model, width_v, stddev, c.seed, "W_V");
+    const bool hand = c.arith == Arith::hand;
+    w.w_q = seeded_matrix(c.d_model, width_k, stddev, c.seed, "W_Q", hand);
+    w.w_k = seeded_matrix(c.d_model, width_k, stddev, c.seed, "W_K", hand);
+    w.w_v = seeded_matrix(c.d_model, width_v, stddev, c.seed, "W_V", hand);
     if (c.n_heads > 1) {
         const double o_stddev = 1.0 / std::sqrt(static_cast<double>(width_v));
-        w.w_o = seeded_matrix(width_v, c.d_model, o_stddev, c.seed, "W_O");
+        w.w_o = seeded_matrix(width_v, c.d_model, o_stddev, c.seed, "W_O", hand);
     }
     return w;
 }

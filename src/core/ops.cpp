@@ -109,6 +109,13 @@ Matrix apply_mask(const Matrix& s, const Mask& mask) {
 }
 
 SoftmaxResult softmax_rows(const Matrix& s) {
+    return softmax_rows_base(s, 0.0);
+}
+
+SoftmaxResult softmax_rows_base(const Matrix& s, double base) {
+    // base 0 stands for e: std::exp; another base uses std::pow, exact for the small integer
+    // exponents of the by-hand rules (3^-2 = 1/9)
+    const auto power = [base](double x) { return base == 0.0 ? std::exp(x) : std::pow(base, x); };
     SoftmaxResult result{Matrix(s.rows(), s.cols()), {}};
     for (std::size_t i = 0; i < s.rows(); ++i) {
         const auto in = s.row(i);
@@ -127,7 +134,7 @@ SoftmaxResult softmax_rows(const Matrix& s) {
         // exp(-inf - max) == 0 exactly for masked cells.
         double sum = 0.0;
         for (std::size_t j = 0; j < in.size(); ++j) {
-            out[j] = std::exp(in[j] - max);
+            out[j] = power(in[j] - max);
             sum += out[j];
         }
         for (double& w : out) {

@@ -85,6 +85,15 @@ constexpr std::string_view scaled_why =
     "d_k, so scores grow with the width. Dividing by √d_k brings the variance back to about 1 "
     "and keeps softmax out of saturation, where one weight is nearly 1, the others nearly 0, "
     "and learning stalls.";
+constexpr std::string_view hand_scaled_why =
+    "By hand (--arith hand): ⌊S / r⌋ with r = √d_k rounded to a whole number, in place of "
+    "S / √d_k, so that every number stays a whole number. Together with 3^x in place of e^x "
+    "below it lands close to the exact weights: for d_k = 3, "
+    "3^(x/2)\u00A0=\u00A0e^(0.549x), while e^(x/√3)\u00A0=\u00A0e^(0.577x).";
+constexpr std::string_view hand_weights_why =
+    "Softmax by hand: 3^(s − max) / Σ 3^(s − max) in place of e^(s − max) / Σ e^(s − max), "
+    "so that every term is a power of 3 you can write down as a fraction (3^−1 = 1/3). Each "
+    "row still sums to 1.";
 constexpr std::string_view unscaled_why =
     "Skipped on purpose (--no-scale), to show what the scaling is for: the scores go to "
     "softmax as they are. Their variance grows with d_k, and large scores push softmax into "
@@ -321,12 +330,19 @@ std::vector<Step> teaching_steps(const Trace& t) {
                     "S" + sub + " = Q" + sub + " · K" + sub + "ᵀ", scores_why,
                     {shape_of(head.q), {head.k.cols(), head.k.rows()}}, head.scores, tokens,
                     tokens);
+        const bool hand = c.arith == Arith::hand;
+        const std::string hand_scale = "S′" + sub + " = ⌊S" + sub + " / " +
+                                       std::to_string(static_cast<int>(hand_divisor(c.d_k))) +
+                                       "⌋ (by hand, for S" + sub + " / √d_k)";
         list.matrix(p + "scaled_scores", num(n++), c.scale ? "Scaled scores" : "Scores, not scaled",
                     "S′" + sub,
-                    c.scale ? "S′" + sub + " = S" + sub + " / √d_k"
-                            : "S′" + sub + " = S" + sub + " (not divided by √d_k: --no-scale)",
-                    c.scale ? scaled_why : unscaled_why, {shape_of(head.scores)},
-                    head.scaled_scores, tokens, tokens);
+                    !c.scale ? "S′" + sub + " = S" + sub + " (not divided by √d_k: --no-scale)"
+                    : hand   ? hand_scale
+                             : "S′" + sub + " = S" + sub + " / √d_k",
+                    !c.scale ? unscaled_why
+                    : hand   ? hand_scaled_why
+                             : scaled_why,
+                    {shape_of(head.scores)}, head.scaled_scores, tokens, tokens);
         if (masked) {
             if (!multi) {
                 mask_step(num(n, "a"));
@@ -336,11 +352,14 @@ std::vector<Step> teaching_steps(const Trace& t) {
                         {shape_of(head.scaled_scores)}, head.masked_scores, tokens, tokens);
             ++n;
         }
-        Step& a =
-            list.matrix(p + "weights", num(n++), "Attention weights", "A" + sub,
-                        "A" + sub + " = softmax(" + (masked ? "S′ₘ" : "S′") + sub + "), row by row",
-                        weights_why, {shape_of(masked ? head.masked_scores : head.scaled_scores)},
-                        head.attention, tokens, tokens);
+        const std::string logits = std::string(masked ? "S′ₘ" : "S′") + sub;
+        Step& a = list.matrix(p + "weights", num(n++), "Attention weights", "A" + sub,
+                              hand ? "A" + sub + " = 3^(" + logits + " − max) / Σ 3^(" + logits +
+                                         " − max), row by row (by hand)"
+                                   : "A" + sub + " = softmax(" + logits + "), row by row",
+                              hand ? hand_weights_why : weights_why,
+                              {shape_of(masked ? head.masked_scores : head.scaled_scores)},
+                              head.attention, tokens, tokens);
         a.kind = StepKind::attention;
         list.matrix(p + "output", num(n), "Output", "Z" + sub,
                     "Z" + sub + " = A" + sub + " · V" + sub, multi ? head_output_why : output_why,

@@ -764,6 +764,7 @@ Loaded load_input(const InputSpec& spec) {
     }
     c.seed = spec.seed.value_or(c.seed);
     c.scale = !spec.no_scale;
+    c.arith = spec.arith;
 
     // heads: the weights file's word, else --heads, else 1
     c.n_heads = spec.n_heads.value_or(1);
@@ -942,6 +943,9 @@ Loaded read_dump(const std::string& path) {
         c.positions = text == "sinusoidal" ? PositionKind::sinusoidal
                       : text == "file"     ? PositionKind::file
                                            : PositionKind::none;
+    }
+    if (const Value* arith = config.find("arith")) {
+        c.arith = r.string_value(*arith, "config.arith") == "hand" ? Arith::hand : Arith::exact;
     }
     if (const Value* scale = config.find("scale")) {
         c.scale = r.bool_value(*scale, "config.scale");

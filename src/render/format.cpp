@@ -33,11 +33,12 @@ std::string format_number(double value, int precision, bool unicode) {
 }
 
 std::string to_ascii(std::string_view text) {
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 24> table{{
-        {"−∞", "-inf"}, {"∞", "inf"}, {"·", "*"},   {"ᵀ", "^T"}, {"√", "sqrt"}, {"×", "x"},
-        {"→", "->"},    {"←", "<-"},  {"…", "..."}, {"⋮", ":"},  {"Σ", "sum "}, {"≤", "<="},
-        {"≥", ">="},    {"≈", "~"},   {"−", "-"},   {"—", "--"}, {"–", "-"},    {"′", "'"},
-        {"ₘ", "_m"},    {"‘", "'"},   {"’", "'"},   {"“", "\""}, {"”", "\""},   {"━", "="},
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 26> table{{
+        {"⌊", "floor("}, {"⌋", ")"},  {"−∞", "-inf"}, {"∞", "inf"}, {"·", "*"},   {"ᵀ", "^T"},
+        {"√", "sqrt"},   {"×", "x"},  {"→", "->"},    {"←", "<-"},  {"…", "..."}, {"⋮", ":"},
+        {"Σ", "sum "},   {"≤", "<="}, {"≥", ">="},    {"≈", "~"},   {"−", "-"},   {"—", "--"},
+        {"–", "-"},      {"′", "'"},  {"ₘ", "_m"},    {"‘", "'"},   {"’", "'"},   {"“", "\""},
+        {"”", "\""},     {"━", "="},
     }};
     std::string out;
     out.reserve(text.size());

@@ -166,6 +166,10 @@ void step_json(JsonOut& j, const Trace& t, const Step& step) {
     if (step.kind == StepKind::attention) {
         j.key(in, "row_sums");
         number_array(j, row_sums(*step.matrix));
+        if (t.config.arith == Arith::hand) {
+            j.key(in, "max_difference_from_exact");
+            j.number(head_of(t, step).hand_difference);
+        }
     }
     j.key(in, "values");
     values(j, step);
@@ -198,6 +202,8 @@ void render_json(const Trace& t, const Sink& sink) {
     j.integer(c.d_v);
     j.key(",\n    ", "mask");
     j.string(to_string(c.mask));
+    j.key(",\n    ", "arith");
+    j.string(to_string(c.arith));
     j.key(",\n    ", "scale");
     j.raw(c.scale ? "true" : "false");
     j.key(",\n    ", "positions");

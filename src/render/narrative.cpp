@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -154,7 +156,13 @@ std::vector<std::string> summary(const Trace& t) {
     const bool x_seeded = t.embeddings_source.kind == Source::Kind::seeded ||
                           !t.embeddings_source.seeded_tokens.empty();
     const bool w_seeded = t.weights_source.kind == Source::Kind::seeded;
-    if (x_seeded || w_seeded) {
+    if ((x_seeded || w_seeded) && c.arith == Arith::hand) {
+        lines.push_back(fmt::format(
+            "          (seeded numbers are whole numbers, from -2 to 2 for X and from -1 to 1 "
+            "for W, so that everything can be done by hand; the same --seed {} gives the same "
+            "numbers on every machine)",
+            c.seed));
+    } else if (x_seeded || w_seeded) {
         const std::string w_what = t.projected ? "N(0, 1/d_model) for W_Q, W_K, W_V and "
                                                  "N(0, 1/(heads·d_v)) for W_O"
                                                : "N(0, 1/d_model) for W";
@@ -218,6 +226,58 @@ void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead) 
         t.tokens.size()));
 }
 
+// The hand weights of each row as exact fractions: 3^(s_j - min) / Σ 3^(s - min), reduced.
+// Only for whole-number scores and denominators a pencil can handle; empty otherwise.
+std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
+    constexpr std::size_t max_rows = 6;
+    constexpr long long max_denominator = 100000;
+    const Matrix& logits = t.mask ? head.masked_scores : head.scaled_scores;
+    std::vector<std::string> lines;
+    for (std::size_t r = 0; r < logits.rows() && r < max_rows; ++r) {
+        const auto s = logits.row(r);
+        double low = std::numeric_limits<double>::infinity();
+        for (double x : s) {
+            if (std::isfinite(x)) {
+                if (x != std::round(x)) {
+                    return {};
+                }
+                low = std::min(low, x);
+            }
+        }
+        if (std::isinf(low)) {
+            continue;  // every key masked
+        }
+        std::vector<long long> numerators;
+        long long total = 0;
+        for (double x : s) {
+            long long v = 0;
+            if (std::isfinite(x)) {
+                const double e = x - low;
+                if (e > 30) {
+                    return {};
+                }
+                v = 1;
+                for (int k = 0; k < static_cast<int>(e); ++k) {
+                    v *= 3;
+                }
+            }
+            numerators.push_back(v);
+            total += v;
+        }
+        if (total > max_denominator) {
+            return {};
+        }
+        std::string row = "  " + quoted(t.tokens[r]) + ":";
+        for (std::size_t j = 0; j < numerators.size(); ++j) {
+            const long long g = std::gcd(numerators[j], total);
+            row += numerators[j] == 0 ? " 0" : fmt::format(" {}/{}", numerators[j] / g, total / g);
+            row += j + 1 < numerators.size() ? "," : "";
+        }
+        lines.push_back(row);
+    }
+    return lines;
+}
+
 void repeated_tokens(const Trace& t, Notes& n) {
     std::vector<std::string> same;
     std::vector<std::string> different;
@@ -278,6 +338,11 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             "head 2's{}. W_K and W_V are split the same way.",
             t.heads.size(), t.config.d_k, t.config.d_k - 1, t.config.d_k - 1,
             t.heads.size() > 2 ? ", and so on" : ""));
+    } else if (base == "scaled_scores" && t.config.arith == Arith::hand && t.config.scale) {
+        n.before.push_back(fmt::format(
+            "Here d_k = {}: exactly, the scores would be divided by √d_k = {}; by hand, by {} "
+            "and rounded down.",
+            t.config.d_k, num(head.sqrt_d_k), static_cast<int>(hand_divisor(t.config.d_k))));
     } else if (base == "scaled_scores" && !t.config.scale) {
         n.before.push_back(fmt::format(
             "Here d_k = {}: scaling would divide by √d_k = {}. The variance of the scores stays "
@@ -295,6 +360,16 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             "(S′{}), a factor of d_k.",
             t.config.d_k, num(head.sqrt_d_k), num(head.variance_scores), sub,
             num(head.variance_scaled), sub));
+    } else if (base == "weights" && t.config.arith == Arith::hand) {
+        n.after.push_back(fmt::format(
+            "Each row sums to 1 (the Σ column). These hand weights are at most {} away from the "
+            "exact ones (softmax with e^x of S / √d_k).",
+            format_number(head.hand_difference, std::max(precision, 2), true)));
+        const auto fractions = hand_fractions(t, head);
+        if (!fractions.empty()) {
+            n.after.push_back("As fractions, for pencil and paper:");
+            n.after.insert(n.after.end(), fractions.begin(), fractions.end());
+        }
     } else if (base == "weights" && !t.config.scale) {
         constexpr std::size_t shown = 6;
         n.after.push_back(

@@ -187,6 +187,14 @@ class MatrixPrinter {
         const std::size_t edge =
             std::max<std::size_t>(1, std::min<std::size_t>(10, style.max_rows / 2));
         rows_ = n_rows > style.max_rows ? pick(n_rows, edge, edge) : pick(n_rows, n_rows, 0);
+        // a matrix of whole numbers (the integer examples, --arith hand) prints without decimals
+        precision_ = style.precision;
+        if (step_.kind == StepKind::matrix &&
+            std::all_of(step_.matrix->data().begin(), step_.matrix->data().end(), [](double x) {
+                return std::isinf(x) || (std::abs(x) < 1e15 && x == std::round(x));
+            })) {
+            precision_ = 0;
+        }
 
         // one width for every cell, so columns line up across blocks
         cell_w_ = 1;
@@ -274,7 +282,7 @@ class MatrixPrinter {
         if (step_.kind == StepKind::mask) {
             return step_.mask->allowed(r, c) ? "1" : "0";
         }
-        return format_number((*step_.matrix)(r, c), w_.style().precision, w_.style().unicode);
+        return format_number((*step_.matrix)(r, c), precision_, w_.style().unicode);
     }
 
     [[nodiscard]] std::string painted_cell(std::size_t r, std::size_t c) const {
@@ -368,6 +376,7 @@ class MatrixPrinter {
     Writer& w_;
     const Step& step_;
     std::vector<double> sums_;
+    int precision_ = 4;
     std::vector<std::optional<std::size_t>> rows_;
     std::size_t cell_w_ = 1;
     std::size_t label_w_ = 1;

@@ -61,6 +61,13 @@ class Why {
             sum(terms, value);
         } else if (base == "scores") {
             scores(head, i, j, sub);
+        } else if (base == "scaled_scores" && t_.config.arith == Arith::hand) {
+            scores(head, i, j, sub);
+            const double r = hand_divisor(t_.config.d_k);
+            line(fmt::format(
+                "Then scaled by hand: S′{}[{}, {}] = ⌊S{}[{}, {}] / {}⌋ = ⌊{} / {}⌋ = "
+                "{}.",
+                sub, row, col, sub, row, col, num(r), num(head.scores(i, j)), num(r), num(value)));
         } else if (base == "scaled_scores") {
             scores(head, i, j, sub);
             line(fmt::format("Then scaled: S′{}[{}, {}] = S{}[{}, {}] / √d_k = {} / {} = {}.", sub,
@@ -153,24 +160,28 @@ class Why {
                             row));
             return;
         }
+        const bool hand = t_.config.arith == Arith::hand;
+        const std::string b = hand ? "3" : "e";
+        const auto power = [hand](double x) { return hand ? std::pow(3.0, x) : std::exp(x); };
         line(
-            fmt::format("A{}[{}, {}] = e^(s_{} − max) / Σ e^(s − max), where s is row '{}' of "
+            fmt::format("A{}[{}, {}] = {}^(s_{} − max) / Σ {}^(s − max), where s is row '{}' of "
                         "{}{} and max = {} is its largest entry (subtracted only so that "
-                        "nothing overflows).",
-                        sub, row, col, col, row, t_.mask ? "S′ₘ" : "S′", sub, num(max)));
+                        "nothing overflows){}.",
+                        sub, row, col, b, col, b, row, t_.mask ? "S′ₘ" : "S′", sub, num(max),
+                        hand ? "; by hand, 3 stands in for e" : ""));
         std::vector<std::string> terms;
         double total = 0.0;
         for (std::size_t k = 0; k < s.size(); ++k) {
-            const double e = std::exp(s[k] - max);
+            const double e = power(s[k] - max);
             total += e;
-            terms.push_back(std::isinf(s[k]) ? fmt::format("e^−∞ = 0 [{}]", t_.tokens[k])
-                                             : fmt::format("e^({} − {}) = {} [{}]", num(s[k]),
+            terms.push_back(std::isinf(s[k]) ? fmt::format("{}^−∞ = 0 [{}]", b, t_.tokens[k])
+                                             : fmt::format("{}^({} − {}) = {} [{}]", b, num(s[k]),
                                                            num(max), num(e), t_.tokens[k]));
         }
         line("The terms, one per key:");
         list(terms);
         line(fmt::format("Σ = {}, so A{}[{}, {}] = {} / {} = {}.", num(total), sub, row, col,
-                         num(std::exp(s[j] - max)), num(total), num(value)));
+                         num(power(s[j] - max)), num(total), num(value)));
     }
 
     std::string blocked_reason(std::size_t i, std::size_t j) const {
@@ -212,7 +223,11 @@ class Why {
         const std::string s = num(x);
         return s.front() == '-' ? "(" + s + ")" : s;
     }
-    std::string num(double x) const { return format_number(x, style_.precision, style_.unicode); }
+    // whole numbers (the integer examples, --arith hand) without decimals
+    std::string num(double x) const {
+        const bool whole = std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
+        return format_number(x, whole ? 0 : style_.precision, style_.unicode);
+    }
 
     // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle
     void sum(const std::vector<std::string>& terms, double total) {

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "attn/attention.hpp"
 #include "attn/cell.hpp"
@@ -90,23 +91,21 @@ TEST_CASE("bad cell names list what is valid", "[why]") {
 TEST_CASE("why: every kind of cell, term by term, by hand", "[why]") {
     const auto t = integer();
     // q_x2 = [2, 2, 2], k_x3 = [2, 3, 1]: 2·2 + 2·3 + 2·1 = 12
-    CHECK_THAT(why(t, "scores[x2,x3]"),
-               Catch::Contains("S[x2, x3] = q_x2 · k_x3") &&
-                   Catch::Contains("= 2.0000·2.0000 + 2.0000·3.0000 + 2.0000·1.0000\n  = 12.0000"));
+    CHECK_THAT(why(t, "scores[x2,x3]"), Catch::Contains("S[x2, x3] = q_x2 · k_x3") &&
+                                            Catch::Contains("= 2·2 + 2·3 + 2·1\n  = 12\n"));
     CHECK_THAT(why(t, "scaled_scores[x2,x3]"),
-               Catch::Contains("S′[x2, x3] = S[x2, x3] / √d_k = 12.0000 / 1.7321 = 6.9282"));
+               Catch::Contains("S′[x2, x3] = S[x2, x3] / √d_k = 12 / 1.7321 = 6.9282"));
     // row x1 of X = [1, 0, 1, 0], column q0 of W_Q = [1, 1, 0, 0]: 1
     CHECK_THAT(why(t, "Q[x1,q0]"),
-               Catch::Contains("= 1.0000·1.0000 + 0.0000·1.0000 + 1.0000·0.0000 + 0.0000·0.0000") &&
-                   Catch::Contains("= 1.0000\n"));
+               Catch::Contains("= 1·1 + 0·1 + 1·0 + 0·0") && Catch::Contains("= 1\n"));
     // softmax of [2, 4, 4]/√3: the max is 4/√3 = 2.3094
     CHECK_THAT(why(t, "weights[x1,x2]"),
                Catch::Contains("max = 2.3094") &&
                    Catch::Contains("e^(1.1547 − 2.3094) = 0.3152 [x1]") &&
-                   Catch::Contains("Σ = 2.3152, so A[x1, x2] = 1.0000 / 2.3152 = 0.4319"));
+                   Catch::Contains("Σ = 2.3152, so A[x1, x2] = 1 / 2.3152 = 0.4319"));
     // Z[x1, z0] = 0.1361·1 + 0.4319·2 + 0.4319·2
     CHECK_THAT(why(t, "output[x1,z0]"),
-               Catch::Contains("= 0.1361·1.0000 [x1] + 0.4319·2.0000 [x2] + 0.4319·2.0000 [x3]") &&
+               Catch::Contains("= 0.1361·1 [x1] + 0.4319·2 [x2] + 0.4319·2 [x3]") &&
                    Catch::Contains("column v0 of V"));
     CHECK_THAT(why(t, "W_Q[0,0]"), Catch::Contains("is an input of the walk-through"));
 
@@ -127,5 +126,50 @@ TEST_CASE("why: ASCII mode writes only ASCII", "[why]") {
         for (char ch : text) {
             REQUIRE(static_cast<unsigned char>(ch) < 0x80);
         }
+    }
+}
+
+TEST_CASE("hand arithmetic: floor(x/2) and 3^x on the integer example", "[why][hand]") {
+    attn::Config c;
+    c.d_model = 4;
+    c.arith = attn::Arith::hand;
+    attn::Input in;
+    in.sentence = "x1 x2 x3";
+    in.tokens = {"x1", "x2", "x3"};
+    in.x = Matrix{{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}};
+    in.weights.w_q = Matrix{{1, 0, 1}, {1, 0, 0}, {0, 0, 1}, {0, 1, 1}};
+    in.weights.w_k = Matrix{{0, 0, 1}, {1, 1, 0}, {0, 1, 0}, {1, 1, 0}};
+    in.weights.w_v = Matrix{{0, 2, 0}, {0, 3, 0}, {1, 0, 3}, {1, 1, 0}};
+    const auto t = attn::explain(in, c);
+    const auto& h = t.heads[0];
+    CHECK(h.scaled_scores == Matrix{{1, 2, 2}, {2, 8, 6}, {2, 6, 5}});
+    CHECK(h.attention(0, 0) == Approx(1.0 / 7.0).epsilon(1e-15));
+    CHECK(h.attention(0, 1) == Approx(3.0 / 7.0).epsilon(1e-15));
+    CHECK(h.attention(0, 2) == Approx(3.0 / 7.0).epsilon(1e-15));
+    // the exact first row is [0.136126, 0.431937, 0.431937]: 1/7 is 0.0067 away
+    CHECK(h.hand_difference >= 0.0067);
+    CHECK(h.hand_difference < 0.02);
+    attn::TextStyle style;
+    style.steps = {"weights"};
+    CHECK_THAT(attn::render_text(t, style), Catch::Contains("'x1': 1/7, 3/7, 3/7"));
+    CHECK_THAT(why(t, "scaled_scores[x2,x3]"), Catch::Contains("⌊S[x2, x3] / 2⌋ = ⌊12 / 2⌋ = 6"));
+    CHECK_THAT(why(t, "weights[x1,x2]"), Catch::Contains("3^(1 − 2) = 0.3333 [x1]"));
+}
+
+TEST_CASE("hand arithmetic: seeded numbers are small whole numbers", "[hand]") {
+    attn::Config c;
+    c.arith = attn::Arith::hand;
+    const auto in = attn::seeded_input("The cat sat on the mat", c);
+    for (double x : in.x.data()) {
+        CHECK(x == std::round(x));
+        CHECK(std::abs(x) <= 2.0);
+    }
+    for (double w : in.weights.w_q.data()) {
+        CHECK(w == std::round(w));
+        CHECK(std::abs(w) <= 1.0);
+    }
+    const auto t = attn::explain(in, c);
+    for (double s : t.heads[0].scaled_scores.data()) {
+        CHECK(s == std::round(s));
     }
 }
