@@ -45,6 +45,20 @@ int run(const std::vector<std::string>& args, Io& io) {
         "init", "Write a starter model file (embeddings and weights) for a sentence, to edit");
     configure_init(*init, init_options);
 
+    WorksheetOptions worksheet_options;
+    CLI::App* worksheet = app.add_subcommand(
+        "worksheet",
+        "Write a by-hand exercise: a worksheet with blank cells, its answer key and "
+        "an answers template");
+    configure_worksheet(*worksheet, worksheet_options);
+
+    CheckOptions check_options;
+    CLI::App* check = app.add_subcommand(
+        "check",
+        "Check a student's filled-in answers.json, cell by cell, and name the likely "
+        "mistakes");
+    configure_check(*check, check_options);
+
     // CLI11 wants argv; args come without the program name
     std::vector<const char*> argv{"attn"};
     for (const auto& a : args) {
@@ -90,9 +104,11 @@ int run(const std::vector<std::string>& args, Io& io) {
             io.out << app.help();
             return 0;
         }
-        const std::string where = explain->parsed() ? "attn explain"
-                                  : init->parsed()  ? "attn init"
-                                                    : "attn";
+        const std::string where = explain->parsed()     ? "attn explain"
+                                  : init->parsed()      ? "attn init"
+                                  : worksheet->parsed() ? "attn worksheet"
+                                  : check->parsed()     ? "attn check"
+                                                        : "attn";
         io.err << "attn: error: " << e.what() << "\n  hint: run '" << where
                << " --help' for the options\n";
         return 2;
@@ -108,6 +124,12 @@ int run(const std::vector<std::string>& args, Io& io) {
         }
         if (init->parsed()) {
             return run_init(init_options, io);
+        }
+        if (worksheet->parsed()) {
+            return run_worksheet(worksheet_options, io);
+        }
+        if (check->parsed()) {
+            return run_check(check_options, io);
         }
         io.out << app.help();
         return 2;

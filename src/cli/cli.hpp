@@ -74,6 +74,29 @@ struct InitOptions {
     bool force = false;        ///< replace an existing output file
 };
 
+/// The options of `attn worksheet`.
+struct WorksheetOptions {
+    ExplainOptions input;  ///< the sentence, seed, sizes, mask and tokenizer
+    std::string arith = "hand";
+    std::string blank;  ///< steps to leave blank; empty: every computed step
+    std::string output = "worksheet";
+    bool force = false;
+};
+
+/// The options of `attn check`.
+struct CheckOptions {
+    std::string answers;
+    double tolerance = 0.05;
+    int precision = 4;
+    bool ascii = false;
+};
+
+void configure_worksheet(CLI::App& app, WorksheetOptions& options);
+int run_worksheet(const WorksheetOptions& options, Io& io);
+void configure_check(CLI::App& app, CheckOptions& options);
+/// Returns 0 when every answer is right, 1 when some are wrong; throws for a bad file.
+int run_check(const CheckOptions& options, Io& io);
+
 /// Adds the options of `attn init` to `app`.
 void configure_init(CLI::App& app, InitOptions& options);
 

@@ -1,0 +1,145 @@
+// `attn worksheet` and `attn check`: exercises by hand, and checking the answers.
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "attn/classroom.hpp"
+#include "attn/error.hpp"
+#include "attn/output_file.hpp"
+#include "cli.hpp"
+
+namespace attn::cli {
+
+void configure_worksheet(CLI::App& app, WorksheetOptions& o) {
+    ExplainOptions& in = o.input;
+    app.add_option("sentence", in.words, "The sentence of the exercise")->type_name("SENTENCE");
+    app.add_option("--seed", in.seed, "Seed for the numbers (default 42)")->type_name("N");
+    app.add_option("--d-model", in.d_model, "Width of each embedding (default 4)")->type_name("N");
+    app.add_option("--d-k", in.d_k, "Width of each query and key (default 3)")->type_name("N");
+    app.add_option("--d-v", in.d_v, "Width of each value (default 3)")->type_name("N");
+    app.add_option("--mask", in.mask, "none (default) or causal")->type_name("none|causal");
+    app.add_flag("--lowercase", in.lowercase, "Lowercase the sentence first");
+    app.add_option("--arith", o.arith,
+                   "hand (default): whole numbers, ⌊S/2⌋ and 3^x; exact: √d_k and e^x")
+        ->type_name("hand|exact")
+        ->capture_default_str();
+    app.add_option("--blank", o.blank,
+                   "The steps to leave blank, comma-separated ids or numbers (default: every "
+                   "computed step, Q to output)")
+        ->type_name("LIST");
+    app.add_option("-o,--output", o.output, "The folder to write into (made if missing)")
+        ->type_name("DIR")
+        ->capture_default_str();
+    app.add_flag("--force", o.force, "Replace the files if they exist");
+    app.footer(R"(Writes three files into DIR: worksheet.md (the exercise: given numbers filled in,
+the chosen steps' cells blank), answer-key.md (every number), and answers.json (a
+template for the student's answers, to check with attn check).
+
+Examples:
+  attn worksheet "This is book"
+  attn worksheet "The cat sat" --mask causal --blank scores,weights -o lesson-3
+  attn check worksheet/answers.json)");
+}
+
+void configure_check(CLI::App& app, CheckOptions& o) {
+    app.add_option("answers", o.answers, "The filled-in answers.json of a worksheet")
+        ->type_name("ANSWERS.json")
+        ->required();
+    app.add_option("--tolerance", o.tolerance,
+                   "How far an answer may be from the right value (default 0.05, enough for "
+                   "numbers rounded to two places along the way)")
+        ->type_name("X");
+    app.add_option("--precision", o.precision, "Digits after the decimal point in the report")
+        ->capture_default_str();
+    app.add_flag("--ascii", o.ascii, "ASCII only");
+    app.footer(R"(Exit status: 0 when every answer is right, 1 when some are wrong or blank, 2 for
+a malformed answers file.
+
+Example:
+  attn check worksheet/answers.json)");
+}
+
+int run_worksheet(const WorksheetOptions& o, Io& io) {
+    ExplainOptions in = o.input;
+    if (!in.d_model) {
+        in.d_model = 4;  // small enough for pencil and paper
+    }
+    InputSpec spec = to_spec(in);
+    if (o.arith == "hand") {
+        spec.arith = Arith::hand;
+    } else if (o.arith != "exact") {
+        throw errors::bad_choice("--arith", o.arith, "hand, exact");
+    }
+    const Loaded loaded = load_input(spec);
+    const Trace trace = explain(loaded.input, loaded.config);
+    const auto steps = teaching_steps(trace);
+    const std::vector<std::string> blank =
+        o.blank.empty() ? default_blank_steps(trace) : select_steps(o.blank, steps);
+    for (const auto& id : blank) {
+        const auto b = base_id(id);
+        if (b == "tokens" || b == "mask") {
+            throw Error(ErrorKind::usage, "--blank: '" + id +
+                                              "' has nothing to work out, expected steps such "
+                                              "as Q, scores, weights or output");
+        }
+    }
+    std::filesystem::create_directories(o.output);
+    TextStyle style;
+    style.precision = 4;
+    const std::vector<std::pair<std::string, std::string>> files{
+        {"worksheet.md", render_worksheet(trace, blank, false, style)},
+        {"answer-key.md", render_worksheet(trace, blank, true, style)},
+        {"answers.json", render_answers_template(trace, blank)},
+    };
+    for (const auto& [name, text] : files) {
+        const std::string path = (std::filesystem::path(o.output) / name).string();
+        struct stat st {};
+        if (!o.force && ::stat(path.c_str(), &st) == 0) {
+            throw Error(
+                ErrorKind::usage,
+                fmt::format("{} exists, expected a new folder or --force to replace it", path));
+        }
+    }
+    for (const auto& [name, text] : files) {
+        const std::string path = (std::filesystem::path(o.output) / name).string();
+        AtomicFile file(path);
+        file.write(text);
+        file.commit();
+    }
+    io.err << fmt::format(
+        "attn: wrote {0}/worksheet.md (for the student), {0}/answer-key.md (for the teacher) "
+        "and {0}/answers.json (to fill in, then: attn check {0}/answers.json)\n",
+        o.output);
+    return 0;
+}
+
+int run_check(const CheckOptions& o, Io& io) {
+    if (!(o.tolerance >= 0.0)) {
+        throw Error(ErrorKind::usage,
+                    fmt::format("--tolerance is {}, expected a number of at least 0", o.tolerance));
+    }
+    const AnswerSheet sheet = read_answers(o.answers);
+    const Loaded loaded = load_input(sheet.worksheet);
+    const Trace trace = explain(loaded.input, loaded.config);
+    const auto verdicts = check_answers(trace, sheet, o.tolerance);
+    if (verdicts.empty()) {
+        throw Error(ErrorKind::input,
+                    o.answers +
+                        ": \"answers\" holds no step of this worksheet, expected the "
+                        "steps the worksheet left blank");
+    }
+    TextStyle style;
+    style.precision = o.precision;
+    style.unicode = !o.ascii;
+    io.out << render_check_report(trace, verdicts, o.tolerance, style);
+    const bool all_right = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) {
+        return v.wrong.empty() && v.shape_problem.empty();
+    });
+    return all_right ? 0 : 1;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,217 @@
+// Worksheets (Markdown), the answers template (JSON) and the report of attn check.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "attn/classroom.hpp"
+#include "json_text.hpp"
+
+namespace attn {
+namespace {
+
+std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precision) {
+    if (step.kind == StepKind::mask) {
+        return step.mask->allowed(r, c) ? "1" : "0";
+    }
+    const double x = (*step.matrix)(r, c);
+    const bool whole = std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
+    return format_number(x, whole ? 0 : precision, true);
+}
+
+// Markdown escapes for a token used as a label: | would end a cell.
+std::string md_label(const std::string& s) {
+    std::string out;
+    for (char ch : s) {
+        out += ch == '|' ? std::string("\\|") : ch == '*' ? std::string("\\*") : std::string(1, ch);
+    }
+    return out;
+}
+
+bool contains(const std::vector<std::string>& ids, const std::string& id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+std::string rules(const Trace& t) {
+    if (t.config.arith == Arith::hand) {
+        return fmt::format(
+            "Rules for pencil and paper: scale by ⌊S / {}⌋ (round down) in place of S / √{}, and "
+            "use 3^x in place of e^x in softmax: A = 3^(s − max) / Σ 3^(s − max) along each "
+            "row. Write fractions as decimals to two places (3/7 = 0.43); answers within 0.05 of "
+            "the right value count as right.",
+            static_cast<int>(hand_divisor(t.config.d_k)), t.config.d_k);
+    }
+    return "Rules: S′ = S / √d_k, and softmax along each row, A = e^(s − max) / Σ e^(s − max). "
+           "Write numbers to two decimal places; answers within 0.05 of the right value count as "
+           "right.";
+}
+
+}  // namespace
+
+std::vector<std::string> default_blank_steps(const Trace& trace) {
+    std::vector<std::string> out;
+    for (const auto& s : teaching_steps(trace)) {
+        const auto b = base_id(s.id);
+        if (b == "Q" || b == "K" || b == "V" || b == "scores" || b == "scaled_scores" ||
+            b == "masked_scores" || b == "weights" || b == "output") {
+            out.push_back(s.id);
+        }
+    }
+    return out;
+}
+
+std::string render_worksheet(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
+                             const TextStyle& style) {
+    std::string out;
+    out += answer_key ? "# Self-attention by hand: answer key\n\n"
+                      : "# Self-attention by hand: worksheet\n\n";
+    out += fmt::format(
+        "Sentence: **{}** ({} tokens). d_model = {}, d_k = {}, d_v = {}; mask: {}. "
+        "Numbers made by attn with --seed {}.\n\n",
+        t.sentence, t.tokens.size(), t.config.d_model, t.config.d_k, t.config.d_v,
+        to_string(t.config.mask), t.config.seed);
+    out += rules(t) + "\n\n";
+    if (!answer_key) {
+        out +=
+            "Fill in the empty cells (______), step by step: each step uses the ones before "
+            "it. Write your answers in answers.json too (replace each null; write \"-inf\" "
+            "for −∞) and check them with `attn check answers.json`.\n";
+    }
+    for (const auto& step : teaching_steps(t)) {
+        out += step.kind == StepKind::tokens
+                   ? fmt::format("\n## {} · {}\n\n", step.number, step.title)
+                   : fmt::format("\n## {} · {} {}\n\n", step.number, step.title, step.symbol);
+        out += fmt::format("`{}`\n\n", step.formula);
+        if (step.kind == StepKind::tokens) {
+            for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+                out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, md_label(t.tokens[i]));
+            }
+            out += "\n";
+            continue;
+        }
+        const bool empty = !answer_key && contains(blank, step.id);
+        out += "| |";
+        for (const auto& label : step.col_labels) {
+            out += " " + md_label(label) + " |";
+        }
+        out += "\n|---|";
+        for (std::size_t c = 0; c < step.shape.cols; ++c) {
+            out += "---:|";
+        }
+        out += "\n";
+        for (std::size_t r = 0; r < step.shape.rows; ++r) {
+            out += "| **" + md_label(step.row_labels[r]) + "** |";
+            for (std::size_t c = 0; c < step.shape.cols; ++c) {
+                out += " " +
+                       (empty ? std::string("______") : cell_text(step, r, c, style.precision)) +
+                       " |";
+            }
+            out += "\n";
+        }
+    }
+    return out;
+}
+
+std::string render_answers_template(const Trace& t, const std::vector<std::string>& blank) {
+    std::string out = "{\n  \"schema\": \"attn.answers\",\n  \"schema_version\": 1,\n";
+    out +=
+        "  \"instructions\": \"Replace each null with your number (write \\\"-inf\\\" for "
+        "minus infinity), then run: attn check THIS-FILE\",\n";
+    out += "  \"worksheet\": {\n    \"sentence\": ";
+    json_text::append_string(out, t.sentence);
+    out += fmt::format(
+        ",\n    \"seed\": {},\n    \"d_model\": {},\n    \"d_k\": {},\n    \"d_v\": {},\n"
+        "    \"mask\": \"{}\",\n    \"arith\": \"{}\",\n"
+        "    \"tokenizer\": {{\"mode\": \"{}\", \"lowercase\": {}}}\n  }},\n",
+        t.config.seed, t.config.d_model, t.config.d_k, t.config.d_v, to_string(t.config.mask),
+        to_string(t.config.arith), to_string(t.config.tokenizer.mode),
+        t.config.tokenizer.lowercase ? "true" : "false");
+    out += "  \"answers\": {";
+    bool first = true;
+    for (const auto& step : teaching_steps(t)) {
+        if (!contains(blank, step.id)) {
+            continue;
+        }
+        out += first ? "\n    " : ",\n    ";
+        first = false;
+        json_text::append_string(out, step.id);
+        out += ": [";
+        for (std::size_t r = 0; r < step.shape.rows; ++r) {
+            out += r > 0 ? ",\n      [" : "\n      [";
+            for (std::size_t c = 0; c < step.shape.cols; ++c) {
+                out += c > 0 ? ", null" : "null";
+            }
+            out += "]";
+        }
+        out += "\n    ]";
+    }
+    out += "\n  }\n}\n";
+    return out;
+}
+
+std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
+                                double tolerance, const TextStyle& style) {
+    const auto num = [&](double x) {
+        const bool whole = std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
+        return format_number(x, whole ? 0 : style.precision, style.unicode);
+    };
+    const auto given = [&](const Answer& a) -> std::string {
+        switch (a.kind) {
+            case Answer::Kind::blank:
+                return "blank";
+            case Answer::Kind::minus_infinity:
+                return style.unicode ? "−∞" : "-inf";
+            case Answer::Kind::number:
+                return num(a.value);
+        }
+        return "";
+    };
+    std::string out;
+    const StepVerdict* first_wrong = nullptr;
+    std::size_t n_wrong = 0;
+    std::size_t n_cells = 0;
+    const auto steps = teaching_steps(t);
+    for (const auto& v : verdicts) {
+        n_cells += v.n_cells;
+        const bool ok = v.wrong.empty() && v.shape_problem.empty();
+        if (!ok && first_wrong == nullptr) {
+            first_wrong = &v;
+        }
+        const auto step = std::find_if(steps.begin(), steps.end(),
+                                       [&](const Step& s) { return s.id == v.step_id; });
+        if (ok) {
+            out += fmt::format("{} {}: all {} cells right\n", style.unicode ? "✓" : "ok", v.title,
+                               v.n_cells);
+            continue;
+        }
+        if (!v.shape_problem.empty()) {
+            n_wrong += v.n_cells;
+            out +=
+                fmt::format("{} {}: {}\n", style.unicode ? "✗" : "WRONG", v.title, v.shape_problem);
+        } else {
+            n_wrong += v.wrong.size();
+            out += fmt::format("{} {}: {} of {} cells wrong or blank\n",
+                               style.unicode ? "✗" : "WRONG", v.title, v.wrong.size(), v.n_cells);
+            for (const auto& w : v.wrong) {
+                out += fmt::format("    {}[{}, {}]: {}, expected {}\n", v.step_id,
+                                   step->row_labels[w.row], step->col_labels[w.col], given(w.given),
+                                   num(w.expected));
+            }
+        }
+        if (!v.diagnosis.empty()) {
+            out += "    likely mistake: " + v.diagnosis + "\n";
+        }
+    }
+    if (first_wrong == nullptr) {
+        out += fmt::format("\nAll {} answers are right (within {}).\n", n_cells, tolerance);
+    } else {
+        out += fmt::format(
+            "\n{} of {} answers are wrong or blank (tolerance {}). The first "
+            "mistake is in step {}: later steps may be wrong only because of it, "
+            "so start there.\n",
+            n_wrong, n_cells, tolerance, first_wrong->title);
+    }
+    return style.unicode ? out : to_ascii(out);
+}
+
+}  // namespace attn
