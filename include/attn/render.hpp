@@ -22,6 +22,7 @@ struct TextStyle {
     bool explanations = true;        ///< false: headings, formulas and matrices only
     std::vector<std::string> steps;  ///< ids of the steps to show; empty: all
     std::size_t head = 0;       ///< show this head (1-based) in full, the others in brief; 0: all
+    bool columns = false;       ///< the column layout of the by-hand exercises (tokens are columns)
     std::size_t max_rows = 24;  ///< more rows than this are elided to the first and last 10
 };
 

@@ -111,6 +111,7 @@ struct Step {
     std::string_view explanation;   ///< why the step exists, in plain words
     std::vector<Shape> operands;    ///< the shapes that go in, for "(3×3)·(3×3) → (3×3)"
     std::string_view joiner = "·";  ///< between the operands' shapes: "·", or "|" to concatenate
+    bool sums_down = false;         ///< attention weights in the column layout: columns sum to 1
     Shape shape;                    ///< the shape that comes out
     StepKind kind = StepKind::matrix;
     const Matrix* matrix = nullptr;  ///< for matrix and attention steps

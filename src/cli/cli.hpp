@@ -59,7 +59,8 @@ struct ExplainOptions {
     int precision = 4;
     std::string steps;  ///< comma-separated step ids or numbers; empty: all
     bool quiet_text = false;
-    bool pause = false;  ///< wait for Enter between steps (on a terminal)
+    bool pause = false;          ///< wait for Enter between steps (on a terminal)
+    std::string layout = "row";  ///< row, or col for the by-hand exercises' column layout
     std::string color = "auto";
     int width = 0;  ///< 0: the terminal's width, else $COLUMNS, else 80
     bool ascii = false;

@@ -300,6 +300,11 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                    "(tokens, embeddings, W_Q, W_K, W_V, Q, K, V, scores, scaled_scores, mask, "
                    "masked_scores, weights, output)")
         ->type_name("LIST");
+    app.add_option("--layout", o.layout,
+                   "row (default): tokens are rows, Q = X·W_Q; col: tokens are columns, as in "
+                   "the by-hand exercises (Q = W_Q·X, Kᵀ·Q, softmax down each column): the same "
+                   "numbers transposed; for one plain head")
+        ->type_name("row|col");
     app.add_flag("--pause", o.pause,
                  "Wait for Enter between steps, showing which step comes next (q ends the "
                  "walk-through); only when stdin and stdout are a terminal");
@@ -326,7 +331,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
   attn explain "This is book" --why 'scores[is,book]' --why 'weights[is,book]'
   attn explain "This is book" --pause
-  attn explain "This is book" --arith hand --d-model 4
+  attn explain "This is book" --arith hand --d-model 4 --layout col
   attn explain "This is book" --d-k 64 --no-scale --steps weights
   attn explain "This is book" --heads 2 --head 1
   attn explain The cat sat on the mat --lowercase --positions sinusoidal
@@ -446,6 +451,16 @@ int run_explain(const ExplainOptions& o, Io& io) {
     const Trace trace = explain(loaded.input, loaded.config);
     if (!o.steps.empty()) {
         style.steps = select_steps(o.steps, teaching_steps(trace));
+    }
+    if (o.layout == "col") {
+        if (trace.projected) {
+            throw Error(ErrorKind::usage,
+                        "--layout col is for one plain head, as in the by-hand exercises, "
+                        "expected it without --heads (or W_O)");
+        }
+        style.columns = true;
+    } else if (o.layout != "row") {
+        throw errors::bad_choice("--layout", o.layout, "row, col");
     }
     if (o.head != 0) {
         if (o.head < 1 || static_cast<std::size_t>(o.head) > trace.heads.size()) {

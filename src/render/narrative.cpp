@@ -306,7 +306,10 @@ void repeated_tokens(const Trace& t, Notes& n) {
 
 }  // namespace
 
-Notes notes(const Trace& t, const Step& step, int precision) {
+Notes notes(const Trace& t, const Step& step, int precision, bool columns) {
+    // in the column layout each query is a column: its weights sum down the column
+    const std::string sums_to_one =
+        columns ? "Each column sums to 1 (the Σ row)" : "Each row sums to 1 (the Σ column)";
     Notes n;
     const auto num = [precision](double x) { return format_number(x, precision, true); };
     const auto base = base_id(step.id);
@@ -362,9 +365,9 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             num(head.variance_scaled), sub));
     } else if (base == "weights" && t.config.arith == Arith::hand) {
         n.after.push_back(fmt::format(
-            "Each row sums to 1 (the Σ column). These hand weights are at most {} away from the "
-            "exact ones (softmax with e^x of S / √d_k).",
-            format_number(head.hand_difference, std::max(precision, 2), true)));
+            "{}. These hand weights are at most {} away from the exact ones (softmax with e^x of "
+            "S / √d_k).",
+            sums_to_one, format_number(head.hand_difference, std::max(precision, 2), true)));
         const auto fractions = hand_fractions(t, head);
         if (!fractions.empty()) {
             n.after.push_back("As fractions, for pencil and paper:");
@@ -396,13 +399,12 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             "the heads (the larger --d-k), the bigger the gap.",
             format_number(mean / rows, 2, true), format_number(mean_scaled / rows, 2, true)));
     } else if (base == "weights" && !head.empty_rows.empty()) {
-        n.after.push_back(
-            "Each row sums to 1 (the Σ column), but for the rows with every key masked, which "
-            "have no weights at all (see the warning at the end).");
+        n.after.push_back(sums_to_one +
+                          ", but for the tokens with every key masked, which have no weights at "
+                          "all (see the warning at the end).");
     } else if (base == "weights") {
-        n.after.push_back(
-            "Each row sums to 1 (the Σ column): every token spends all of its "
-            "attention, and only that.");
+        n.after.push_back(sums_to_one +
+                          ": every token spends all of its attention, and only that.");
     } else if (base == "output" && step.head > 0) {
         readout(t, head, n, fmt::format("In head {}, ", step.head));
     } else if (base == "output" && t.projected) {

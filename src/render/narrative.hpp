@@ -16,7 +16,7 @@ struct Notes {
 };
 
 /// The notes of `step` of `trace`, numbers printed with `precision` digits.
-Notes notes(const Trace& trace, const Step& step, int precision);
+Notes notes(const Trace& trace, const Step& step, int precision, bool columns = false);
 
 /// Lines that describe the run as a whole: sentence, sizes, where the numbers came from.
 std::vector<std::string> summary(const Trace& trace);

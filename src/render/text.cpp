@@ -2,6 +2,7 @@
 // shapes, an explanation and a labelled matrix that fits the width (split or elided).
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <optional>
 
 #include <fmt/format.h>
@@ -177,8 +178,9 @@ class MatrixPrinter {
     MatrixPrinter(Writer& w, const Step& step)
         : w_(w),
           step_(step),
-          sums_(step.kind == StepKind::attention ? row_sums(*step.matrix) : std::vector<double>{}) {
-    }
+          sums_(step.kind != StepKind::attention ? std::vector<double>{}
+                : step.sums_down                 ? row_sums(transpose(*step.matrix))
+                                                 : row_sums(*step.matrix)) {}
 
     void print() {
         const auto& style = w_.style();
@@ -274,6 +276,7 @@ class MatrixPrinter {
 
   private:
     [[nodiscard]] bool is_attention() const { return step_.kind == StepKind::attention; }
+    [[nodiscard]] bool sum_column() const { return is_attention() && !step_.sums_down; }
     [[nodiscard]] std::string row_label(std::size_t r) const {
         return truncate(step_.row_labels[r], max_label_width, w_.style().unicode);
     }
@@ -306,7 +309,7 @@ class MatrixPrinter {
         const std::string cross = unicode ? "┼" : "+";
         const std::string h_ellipsis = unicode ? "…" : "...";
         const std::string v_ellipsis = unicode ? "⋮" : ":";
-        const bool sums = is_attention() && with_sums;
+        const bool sums = sum_column() && with_sums;
 
         // " │" before the first column of each further head
         const auto boundary = [&](const std::optional<std::size_t>& c, std::size_t i) {
@@ -371,6 +374,22 @@ class MatrixPrinter {
             }
             w_.line(line);
         }
+        if (is_attention() && step_.sums_down) {
+            // the column layout: each column (one query) sums to 1
+            std::string under = "  " + repeat(dash, label_w_ + 1) + cross;
+            std::string sum_line = "  " + pad_right(unicode ? "Σ" : "sum", label_w_) + " " + bar;
+            for (std::size_t i = 0; i < cols.size(); ++i) {
+                under += boundary(cols[i], i) ? repeat(dash, 1) + cross : "";
+                under += repeat(dash, cell_w_ + 2);
+                sum_line += boundary(cols[i], i) ? " " + bar : "";
+                sum_line += "  " + pad_left(cols[i] ? format_number(sums_[*cols[i]],
+                                                                    w_.style().precision, unicode)
+                                                    : h_ellipsis,
+                                            cell_w_);
+            }
+            w_.line(under + dash);
+            w_.line(sum_line);
+        }
     }
 
     Writer& w_;
@@ -415,6 +434,75 @@ void print_tokens(Writer& w, const Step& step) {
             fmt::format("(tokens 50 to {} of {} not shown)", tokens.size() - 11, tokens.size()),
             "  ", "2");
     }
+}
+
+Mask transposed_mask(const Mask& m) {
+    Mask t(m.cols(), m.rows(), false);
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            t.set(c, r, m.allowed(r, c));
+        }
+    }
+    return t;
+}
+
+// The column layout of the by-hand exercises: every matrix transposed (tokens are columns),
+// with the formulas written as those exercises write them (Q = W_Q · X, S = Kᵀ · Q).
+Step column_view(const Step& s, const Trace& t, std::deque<Matrix>& matrices,
+                 std::deque<Mask>& masks) {
+    Step c = s;
+    std::swap(c.row_labels, c.col_labels);
+    c.shape = {s.shape.cols, s.shape.rows};
+    if (s.kind == StepKind::tokens) {
+        c = s;
+        return c;
+    }
+    if (s.kind == StepKind::mask) {
+        masks.push_back(transposed_mask(*s.mask));
+        c.mask = &masks.back();
+    } else {
+        matrices.push_back(transpose(*s.matrix));
+        c.matrix = &matrices.back();
+    }
+    const auto t_shape = [](const Shape& x) { return Shape{x.cols, x.rows}; };
+    c.operands.clear();
+    if (s.joiner == "·") {
+        for (auto it = s.operands.rbegin(); it != s.operands.rend(); ++it) {
+            c.operands.push_back(t_shape(*it));  // (AB)ᵀ = BᵀAᵀ
+        }
+    } else {
+        for (const auto& o : s.operands) {
+            c.operands.push_back(t_shape(o));
+        }
+    }
+    const auto base = base_id(s.id);
+    const std::string x = t.positions.empty() ? "X" : "X′";
+    const auto bias = [&](const Matrix& b, std::string_view name) {
+        return b.empty() ? std::string() : " + b_" + std::string(name);
+    };
+    if (base == "embeddings") {
+        c.formula = "X = embed(tokens), one column per token";
+    } else if (base == "Q") {
+        c.formula = "Q = W_Q · " + x + bias(t.b_q, "Q");
+    } else if (base == "K") {
+        c.formula = "K = W_K · " + x + bias(t.b_k, "K");
+    } else if (base == "V") {
+        c.formula = "V = W_V · " + x + bias(t.b_v, "V");
+    } else if (base == "scores") {
+        c.formula = "S = Kᵀ · Q (a row per key, a column per query)";
+    } else if (base == "mask" && t.config.mask == MaskKind::causal && t.config.n_pad == 0) {
+        c.formula = "M[j, i] = 1 if j ≤ i, else 0 (column i: the query)";
+    } else if (base == "weights") {
+        c.formula = s.formula;
+        const auto row_by_row = c.formula.find("row by row");
+        if (row_by_row != std::string::npos) {
+            c.formula.replace(row_by_row, 10, "column by column");
+        }
+        c.sums_down = true;
+    } else if (base == "output") {
+        c.formula = "Z = V · A";
+    }
+    return c;
 }
 
 // "5 · Scores S" (with "Head 2 · " for a head's step), as the heading prints it.
@@ -467,10 +555,24 @@ std::string render_summary(const Trace& trace, const TextStyle& style) {
 std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& style) {
     Writer w(style);
     print_summary(w, trace);
+    std::deque<Matrix> transposed;
+    std::deque<Mask> transposed_masks;
+    auto steps = teaching_steps(trace);
+    if (style.columns) {
+        w.line();
+        w.paragraph(
+            "Column layout (--layout col), as in the by-hand exercises: every matrix below is "
+            "the transpose of attn's usual row layout. Tokens are columns, Q = W_Q · X, the "
+            "scores Kᵀ · Q have a row per key and a column per query, and softmax runs down "
+            "each column. Where an explanation says \"row i\" of a token, read \"column i\".");
+        for (auto& step : steps) {
+            step = column_view(step, trace, transposed, transposed_masks);
+        }
+    }
     std::vector<TextPage> pages;
     pages.push_back({"", w.take()});
 
-    for (const auto& step : teaching_steps(trace)) {
+    for (const auto& step : steps) {
         if (!style.steps.empty() &&
             std::find(style.steps.begin(), style.steps.end(), step.id) == style.steps.end()) {
             continue;
@@ -497,7 +599,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
         }
         w.paragraph(fmt::format("{}\u00A0\u00A0\u00A0\u00A0{}", step.formula, shapes_line(step)),
                     "", "36");
-        const auto notes = narrative::notes(trace, step, style.precision);
+        const auto notes = narrative::notes(trace, step, style.precision, style.columns);
         if (style.explanations) {
             w.paragraph(step.explanation);
             for (const auto& note : notes.before) {
