@@ -13,7 +13,16 @@
 namespace attn::narrative {
 namespace {
 
+// "0, 4 and 9"; a long list is cut: "0, 229, 245, 261, 551, ... (14 in all)"
 std::string join_indices(const std::vector<std::size_t>& indices) {
+    constexpr std::size_t shown = 5;
+    if (indices.size() > shown + 1) {
+        std::string out;
+        for (std::size_t i = 0; i < shown; ++i) {
+            out += std::to_string(indices[i]) + ", ";
+        }
+        return out + fmt::format("… ({} in all)", indices.size());
+    }
     std::string out;
     for (std::size_t i = 0; i < indices.size(); ++i) {
         if (i > 0) {
@@ -34,7 +43,16 @@ bool contains(const std::vector<std::vector<std::size_t>>& groups,
     return std::find(groups.begin(), groups.end(), group) != groups.end();
 }
 
+// "a, b and c"; past six items: "a, b, c, d, e and 12 more"
 std::string join_list(const std::vector<std::string>& items) {
+    constexpr std::size_t shown = 5;
+    if (items.size() > shown + 1) {
+        std::string out;
+        for (std::size_t i = 0; i < shown; ++i) {
+            out += (i > 0 ? ", " : "") + items[i];
+        }
+        return out + fmt::format(" and {} more", items.size() - shown);
+    }
     std::string out;
     for (std::size_t i = 0; i < items.size(); ++i) {
         if (i > 0) {
