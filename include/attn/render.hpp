@@ -41,6 +41,15 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
 /// The whole walk-through as text, in teaching order.
 std::string render_text(const Trace& trace, const TextStyle& style);
 
+/// The walk-through as Markdown (--format markdown): headings, formulas and tables.
+std::string render_markdown(const Trace& trace, const TextStyle& style);
+
+/// The walk-through as a LaTeX document (--format latex), one bmatrix per step.
+std::string render_latex(const Trace& trace, const TextStyle& style);
+
+/// The attention weights as a standalone SVG heatmap (--svg), one panel per head.
+std::string render_svg(const Trace& trace);
+
 /// Receives the JSON dump piece by piece, so that a large dump is never held whole.
 using Sink = std::function<void(std::string_view)>;
 

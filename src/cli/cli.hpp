@@ -64,7 +64,9 @@ struct ExplainOptions {
     std::string color = "auto";
     int width = 0;  ///< 0: the terminal's width, else $COLUMNS, else 80
     bool ascii = false;
-    std::string json;  ///< a path, "-" for stdout, empty for none
+    std::string json;             ///< a path, "-" for stdout, empty for none
+    std::string format = "text";  ///< text, markdown or latex
+    std::string svg;              ///< a path for the attention heatmap; "-" for stdout
 };
 
 /// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.

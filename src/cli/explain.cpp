@@ -213,6 +213,14 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                                  "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
                                  "PyTorch's nn.MultiheadAttention; d_model must be divisible")
                       ->type_name("H");
+    app.add_option("--format", o.format,
+                   "text (default); markdown: headings and tables to paste into notes; latex: a "
+                   "document with one bmatrix per step, for slides")
+        ->type_name("text|markdown|latex");
+    app.add_option("--svg", o.svg,
+                   "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
+                   "for slides and papers; '-' writes it to stdout instead of the walk-through")
+        ->type_name("FILE");
     app.add_option("--why", o.why,
                    "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
                    "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
@@ -338,6 +346,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "This is book" --pad-to 5 --mask causal
   attn explain "This is book" --steps scores,weights --quiet-text
   attn explain "This is book" --json trace.json
+  attn explain "This is book" --svg weights.svg --format markdown > notes.md
   attn explain --model data/examples/this-is-book.json
   attn explain "This is a book" --embeddings my-vectors.json --unknown random
   attn explain --from trace.json --steps weights
@@ -470,12 +479,26 @@ int run_explain(const ExplainOptions& o, Io& io) {
         style.head = static_cast<std::size_t>(o.head);
     }
 
+    if (o.format != "text" && o.format != "markdown" && o.format != "latex") {
+        throw errors::bad_choice("--format", o.format, "text, markdown, latex");
+    }
+    if (o.json == "-" && o.svg == "-") {
+        throw Error(ErrorKind::usage,
+                    "--json - and --svg - both want stdout, expected at most one of them there");
+    }
     std::vector<CellRef> cells;
     for (const auto& why : o.why) {
         cells.push_back(parse_cell(why, trace));  // every name checked before any output
     }
 
-    if (o.json == "-") {
+    if (!o.svg.empty() && o.svg != "-") {
+        AtomicFile file(o.svg);
+        file.write(render_svg(trace));
+        file.commit();
+    }
+    if (o.svg == "-") {
+        io.out << render_svg(trace);
+    } else if (o.json == "-") {
         render_json(trace, [&io](std::string_view piece) {
             io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
         });
@@ -488,6 +511,10 @@ int run_explain(const ExplainOptions& o, Io& io) {
         if (cells.empty() && o.pause && io.in != nullptr && io.stdin_is_terminal &&
             io.stdout_is_terminal) {
             walk_with_pauses(render_text_pages(trace, style), style, io);
+        } else if (cells.empty() && o.format == "markdown") {
+            io.out << render_markdown(trace, style);
+        } else if (cells.empty() && o.format == "latex") {
+            io.out << render_latex(trace, style);
         } else if (cells.empty()) {
             if (o.pause) {
                 io.err << "attn: note: --pause needs a terminal on stdin and stdout; printing "
@@ -510,6 +537,9 @@ int run_explain(const ExplainOptions& o, Io& io) {
     }
     if (!o.json.empty() && o.json != "-") {
         io.err << "attn: wrote " << o.json << '\n';
+    }
+    if (!o.svg.empty() && o.svg != "-") {
+        io.err << "attn: wrote " << o.svg << '\n';
     }
     return 0;
 }

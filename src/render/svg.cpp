@@ -1,0 +1,133 @@
+// --svg: the attention weights as a standalone SVG heatmap, one panel per head, with token
+// labels and a legend, for slides and papers.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "attn/render.hpp"
+#include "attn/utf8.hpp"
+
+namespace attn {
+namespace {
+
+std::string xml(std::string_view s) {
+    std::string out;
+    for (char ch : s) {
+        switch (ch) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&apos;";
+                break;
+            default:
+                out += ch;
+        }
+    }
+    return out;
+}
+
+// White (0) to deep blue (1), with text that stays readable on it.
+std::string fill(double w) {
+    const double t = std::clamp(w, 0.0, 1.0);
+    const auto mix = [t](int from, int to) {
+        return static_cast<int>(std::lround(from + (to - from) * t));
+    };
+    return fmt::format("#{:02x}{:02x}{:02x}", mix(255, 8), mix(255, 48), mix(255, 107));
+}
+
+}  // namespace
+
+std::string render_svg(const Trace& trace) {
+    constexpr int cell = 34;
+    constexpr int gap = 40;
+    const std::size_t n = trace.tokens.size();
+    std::size_t longest = 1;
+    for (const auto& token : trace.tokens) {
+        longest = std::max(longest, utf8::display_width(token));
+    }
+    const int label = 12 + 8 * static_cast<int>(std::min<std::size_t>(longest, 16));
+    const int top = 40 + label;  // title, then the rotated column labels
+    const int panel = static_cast<int>(n) * cell;
+    const auto heads = static_cast<int>(trace.heads.size());
+    const int width = label + heads * panel + (heads - 1) * gap + 20;
+    const int legend_y = top + panel + 30;
+    const int height = legend_y + 50;
+    std::string out = fmt::format(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} "
+        "{}\" "
+        "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
+        "  <title>Attention weights: {}</title>\n"
+        "  <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+        "  <text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Attention weights A: "
+        "rows are queries, columns are keys</text>\n",
+        width, height, width, height, xml(trace.sentence), label);
+    for (int h = 0; h < heads; ++h) {
+        const auto& a = trace.heads[static_cast<std::size_t>(h)].attention;
+        const int x0 = label + h * (panel + gap);
+        out += fmt::format("  <g id=\"head{}\">\n", h + 1);
+        if (heads > 1) {
+            out += fmt::format("    <text x=\"{}\" y=\"{}\" font-weight=\"bold\">head {}</text>\n",
+                               x0, top + panel + 18, h + 1);
+        }
+        for (std::size_t j = 0; j < n; ++j) {
+            const int cx = x0 + static_cast<int>(j) * cell + cell / 2;
+            out += fmt::format(
+                "    <text x=\"{}\" y=\"{}\" transform=\"rotate(-45 {} {})\">{}</text>\n", cx,
+                top - 6, cx, top - 6, xml(trace.tokens[j]));
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const int y = top + static_cast<int>(i) * cell;
+            if (h == 0) {
+                out += fmt::format(
+                    "    <text x=\"{}\" y=\"{}\" text-anchor=\"end\" "
+                    "dominant-baseline=\"middle\">{}"
+                    "</text>\n",
+                    label - 6, y + cell / 2, xml(trace.tokens[i]));
+            }
+            for (std::size_t j = 0; j < n; ++j) {
+                const double w = a(i, j);
+                const int x = x0 + static_cast<int>(j) * cell;
+                out += fmt::format(
+                    "    <rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+                    "stroke=\"#ccc\"><title>{} → {}: {}</title></rect>\n",
+                    x, y, cell, cell, fill(w), xml(trace.tokens[i]), xml(trace.tokens[j]),
+                    format_number(w, 4, true));
+                if (n <= 16) {
+                    out += fmt::format(
+                        "    <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
+                        "dominant-baseline=\"middle\" font-size=\"10\" fill=\"{}\">{}</text>\n",
+                        x + cell / 2, y + cell / 2, w > 0.5 ? "white" : "black",
+                        format_number(w, 2, true));
+                }
+            }
+        }
+        out += "  </g>\n";
+    }
+    // the legend: 0 to 1
+    out +=
+        "  <defs><linearGradient id=\"scale\"><stop offset=\"0\" stop-color=\"#ffffff\"/>"
+        "<stop offset=\"1\" stop-color=\"#08306b\"/></linearGradient></defs>\n";
+    out += fmt::format(
+        "  <rect x=\"{}\" y=\"{}\" width=\"160\" height=\"12\" fill=\"url(#scale)\" "
+        "stroke=\"#999\"/>\n"
+        "  <text x=\"{}\" y=\"{}\">0</text>\n  <text x=\"{}\" y=\"{}\" text-anchor=\"end\">1"
+        "</text>\n  <text x=\"{}\" y=\"{}\">weight</text>\n",
+        label, legend_y, label, legend_y + 26, label + 160, legend_y + 26, label + 170,
+        legend_y + 10);
+    out += "</svg>\n";
+    return out;
+}
+
+}  // namespace attn
