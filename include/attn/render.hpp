@@ -19,6 +19,7 @@ struct TextStyle {
     std::size_t width = 80;          ///< columns available; wider matrices are split or elided
     bool unicode = true;             ///< false: ASCII only (-inf, sqrt, ->, ...)
     bool color = false;              ///< ANSI colours and the attention heatmap
+    int color_depth = 256;           ///< 256 colours, or 24 for 24-bit colour (COLORTERM=truecolor)
     bool explanations = true;        ///< false: headings, formulas and matrices only
     std::vector<std::string> steps;  ///< ids of the steps to show; empty: all
     std::size_t head = 0;       ///< show this head (1-based) in full, the others in brief; 0: all

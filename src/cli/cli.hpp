@@ -121,6 +121,9 @@ int run_explain(const ExplainOptions& options, Io& io);
 /// otherwise only a terminal whose TERM is not "dumb" gets colour.
 bool use_color(const std::string& flag, const Io& io);
 
+/// 24 when COLORTERM says the terminal has 24-bit colour ("truecolor" or "24bit"), else 256.
+int color_depth(const Io& io);
+
 /// The text width: --width when given, else the terminal's, else $COLUMNS, else 80.
 std::size_t text_width(int flag, const Io& io);
 

@@ -159,6 +159,7 @@ TextStyle to_style(const ExplainOptions& o, const Io& io) {
     style.width = text_width(o.width, io);
     style.unicode = !o.ascii;
     style.color = use_color(o.color, io);
+    style.color_depth = color_depth(io);
     style.explanations = !o.quiet_text;
     return style;
 }
@@ -413,6 +414,11 @@ std::vector<std::string> select_steps(const std::string& spec, const std::vector
         }
     }
     return ordered;
+}
+
+int color_depth(const Io& io) {
+    const auto colorterm = io.getenv("COLORTERM");
+    return colorterm && (*colorterm == "truecolor" || *colorterm == "24bit") ? 24 : 256;
 }
 
 bool use_color(const std::string& flag, const Io& io) {

@@ -167,10 +167,38 @@ std::string shapes_line(const Step& step) {
 
 // Background shade for an attention weight in [0, 1]: the 24 greys of the 256-colour
 // palette, dark for small weights and light for large ones, with black or white text.
-std::string heat_code(double w) {
-    const double clamped = std::clamp(w, 0.0, 1.0);
-    const int level = static_cast<int>(std::lround(clamped * 23.0));
-    return fmt::format("48;5;{};38;5;{}", 232 + level, level >= 12 ? 16 : 255);
+// The heatmap's colours: white (0) to deep blue (1), as in the SVG, with black text on the
+// light half and white text on the dark half. 24-bit colour where the terminal says it has
+// it (COLORTERM), else the nearest of the 256-colour palette's 6×6×6 cube.
+std::string heat_code(double w, int depth) {
+    const double t = std::clamp(w, 0.0, 1.0);
+    const auto mix = [t](int from, int to) {
+        return static_cast<int>(std::lround(from + (to - from) * t));
+    };
+    const int r = mix(255, 8);
+    const int g = mix(255, 48);
+    const int b = mix(255, 107);
+    const bool dark = t > 0.5;
+    if (depth == 24) {
+        return fmt::format("48;2;{};{};{};38;2;{}", r, g, b, dark ? "255;255;255" : "0;0;0");
+    }
+    const auto level = [](int c) { return static_cast<int>(std::lround(c / 255.0 * 5.0)); };
+    return fmt::format("48;5;{};38;5;{}", 16 + 36 * level(r) + 6 * level(g) + level(b),
+                       dark ? 231 : 16);
+}
+
+// Without colour but with Unicode: a shade glyph beside each weight, ░ ▒ ▓ █.
+std::string_view shade(double w) {
+    if (w < 0.125) {
+        return " ";
+    }
+    if (w < 0.375) {
+        return "░";
+    }
+    if (w < 0.625) {
+        return "▒";
+    }
+    return w < 0.875 ? "▓" : "█";
 }
 
 class MatrixPrinter {
@@ -210,6 +238,8 @@ class MatrixPrinter {
         }
         if (is_attention()) {
             cell_w_ = std::max(cell_w_, format_number(1.0, style.precision, true).size());
+            shaded_ = !style.color && style.unicode;
+            cell_w_ += shaded_ ? 1 : 0;  // the shade glyph after the number
         }
         const std::size_t number_w = cell_w_;
         for (const auto& label : step_.col_labels) {
@@ -272,10 +302,27 @@ class MatrixPrinter {
         if (elided_) {
             w_.paragraph("The JSON dump (--json FILE) has every value.", "  ", "2");
         }
+        if (is_attention()) {
+            legend();
+        }
     }
 
   private:
     [[nodiscard]] bool is_attention() const { return step_.kind == StepKind::attention; }
+
+    // The key to the heatmap: the colours or the shades, from 0 to 1.
+    void legend() {
+        const auto& style = w_.style();
+        if (style.color) {
+            std::string line = "  weight";
+            for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+                line += " " + w_.paint(fmt::format(" {:.2f} ", v), heat_code(v, style.color_depth));
+            }
+            w_.line(line);
+        } else if (style.unicode) {
+            w_.line("  shade: ░ from 0.125, ▒ from 0.375, ▓ from 0.625, █ from 0.875");
+        }
+    }
     [[nodiscard]] bool sum_column() const { return is_attention() && !step_.sums_down; }
     [[nodiscard]] std::string row_label(std::size_t r) const {
         return truncate(step_.row_labels[r], max_label_width, w_.style().unicode);
@@ -289,9 +336,12 @@ class MatrixPrinter {
     }
 
     [[nodiscard]] std::string painted_cell(std::size_t r, std::size_t c) const {
+        if (shaded_) {
+            return pad_left(cell(r, c), cell_w_ - 1) + std::string(shade((*step_.matrix)(r, c)));
+        }
         std::string s = pad_left(cell(r, c), cell_w_);
         if (is_attention()) {
-            return w_.paint(s, heat_code((*step_.matrix)(r, c)));
+            return w_.paint(s, heat_code((*step_.matrix)(r, c), w_.style().color_depth));
         }
         if (step_.kind == StepKind::matrix && std::isinf((*step_.matrix)(r, c))) {
             return w_.paint(s, "2");
@@ -396,6 +446,7 @@ class MatrixPrinter {
     const Step& step_;
     std::vector<double> sums_;
     int precision_ = 4;
+    bool shaded_ = false;  // a shade glyph after each weight: one more column per cell
     std::vector<std::optional<std::size_t>> rows_;
     std::size_t cell_w_ = 1;
     std::size_t label_w_ = 1;

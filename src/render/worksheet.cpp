@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "attn/classroom.hpp"
+#include "attn/utf8.hpp"
 #include "json_text.hpp"
 
 namespace attn {
@@ -44,6 +45,34 @@ std::string rules(const Trace& t) {
     return "Rules: S′ = S / √d_k, and softmax along each row, A = e^(s − max) / Σ e^(s − max). "
            "Write numbers to two decimal places; answers within 0.05 of the right value count as "
            "right.";
+}
+
+// Long lines wrapped at the width, continuation lines indented under their line's text.
+std::string wrap(const std::string& text, std::size_t width) {
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const auto end = std::min(text.find('\n', start), text.size());
+        const std::string line = text.substr(start, end - start);
+        start = end + 1;
+        const auto indent = line.find_first_not_of(' ');
+        const std::string pad(indent == std::string::npos ? 0 : indent + 2, ' ');
+        std::string current;
+        std::size_t pos = 0;
+        while (pos <= line.size()) {
+            const auto space =
+                std::min(line.find(' ', pos == 0 ? line.find_first_not_of(' ') : pos), line.size());
+            const std::string word = line.substr(pos, space - pos);
+            pos = space + 1;
+            if (!current.empty() && utf8::display_width(current + word) > width) {
+                out += current.substr(0, current.find_last_not_of(' ') + 1) + "\n";
+                current = pad;
+            }
+            current += word + " ";
+        }
+        out += current.substr(0, current.find_last_not_of(' ') + 1) + "\n";
+    }
+    return out;
 }
 
 }  // namespace
@@ -211,7 +240,7 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
             "so start there.\n",
             n_wrong, n_cells, tolerance, first_wrong->title);
     }
-    return style.unicode ? out : to_ascii(out);
+    return wrap(style.unicode ? out : to_ascii(out), style.width);
 }
 
 }  // namespace attn

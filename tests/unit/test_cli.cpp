@@ -200,3 +200,25 @@ TEST_CASE("cli: --pause without a terminal prints everything and says so", "[cli
     CHECK_THAT(out.str(), Catch::Contains("Output Z"));
     CHECK(out.str().find("next:") == std::string::npos);
 }
+
+TEST_CASE("cli: colour depth from COLORTERM", "[cli][color]") {
+    std::ostringstream sink;
+    CHECK(attn::cli::color_depth(io_with(true, {{"COLORTERM", "truecolor"}}, sink)) == 24);
+    CHECK(attn::cli::color_depth(io_with(true, {{"COLORTERM", "24bit"}}, sink)) == 24);
+    CHECK(attn::cli::color_depth(io_with(true, {{"COLORTERM", "yes"}}, sink)) == 256);
+    CHECK(attn::cli::color_depth(io_with(true, {}, sink)) == 256);
+    const auto truecolor =
+        run({"explain", "This is book", "--steps", "weights", "--color", "always"}, true,
+            {{"COLORTERM", "truecolor"}});
+    CHECK_THAT(truecolor.out, Catch::Contains("\x1b[48;2;"));
+    const auto palette =
+        run({"explain", "This is book", "--steps", "weights", "--color", "always"});
+    CHECK_THAT(palette.out, Catch::Contains("\x1b[48;5;"));
+    // colour off, Unicode on: shades; ASCII: neither
+    const auto shaded = run({"explain", "This is book", "--steps", "weights", "--color", "never"});
+    CHECK_THAT(shaded.out, Catch::Contains("0.8370▓") && Catch::Contains("shade: ░ from 0.125"));
+    const auto ascii =
+        run({"explain", "This is book", "--steps", "weights", "--color", "never", "--ascii"});
+    CHECK(ascii.out.find("shade") == std::string::npos);
+    CHECK(ascii.out.find("\x1b[") == std::string::npos);
+}
