@@ -48,6 +48,10 @@ std::string render_markdown(const Trace& trace, const TextStyle& style);
 /// The walk-through as a LaTeX document (--format latex), one bmatrix per step.
 std::string render_latex(const Trace& trace, const TextStyle& style);
 
+/// The whole walk-through as one self-contained HTML page (--html): heatmap tables, the
+/// explanations, hover and focus interaction, the worked arithmetic of each cell; no network.
+std::string render_html(const Trace& trace, const TextStyle& style);
+
 /// The attention weights as a standalone SVG heatmap (--svg), one panel per head.
 std::string render_svg(const Trace& trace);
 

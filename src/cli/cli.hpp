@@ -67,6 +67,7 @@ struct ExplainOptions {
     std::string json;             ///< a path, "-" for stdout, empty for none
     std::string format = "text";  ///< text, markdown or latex
     std::string svg;              ///< a path for the attention heatmap; "-" for stdout
+    std::string html;             ///< a path for the HTML report; "-" for stdout
 };
 
 /// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.

@@ -222,6 +222,11 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                    "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
                    "for slides and papers; '-' writes it to stdout instead of the walk-through")
         ->type_name("FILE");
+    app.add_option("--html", o.html,
+                   "Write the walk-through as one self-contained HTML page to FILE: heatmaps, "
+                   "hover a token or a number to explore; works offline and prints well; '-' "
+                   "writes it to stdout instead of the walk-through")
+        ->type_name("FILE");
     app.add_option("--why", o.why,
                    "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
                    "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
@@ -348,6 +353,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "This is book" --steps scores,weights --quiet-text
   attn explain "This is book" --json trace.json
   attn explain "This is book" --svg weights.svg --format markdown > notes.md
+  attn explain "This is book" --mask causal --html report.html
   attn explain --model data/examples/this-is-book.json
   attn explain "This is a book" --embeddings my-vectors.json --unknown random
   attn explain --from trace.json --steps weights
@@ -488,9 +494,12 @@ int run_explain(const ExplainOptions& o, Io& io) {
     if (o.format != "text" && o.format != "markdown" && o.format != "latex") {
         throw errors::bad_choice("--format", o.format, "text, markdown, latex");
     }
-    if (o.json == "-" && o.svg == "-") {
+    if (static_cast<int>(o.json == "-") + static_cast<int>(o.svg == "-") +
+            static_cast<int>(o.html == "-") >
+        1) {
         throw Error(ErrorKind::usage,
-                    "--json - and --svg - both want stdout, expected at most one of them there");
+                    "--json -, --svg - and --html - all want stdout, expected at most one of them "
+                    "there");
     }
     std::vector<CellRef> cells;
     for (const auto& why : o.why) {
@@ -502,7 +511,14 @@ int run_explain(const ExplainOptions& o, Io& io) {
         file.write(render_svg(trace));
         file.commit();
     }
-    if (o.svg == "-") {
+    if (!o.html.empty() && o.html != "-") {
+        AtomicFile file(o.html);
+        file.write(render_html(trace, style));
+        file.commit();
+    }
+    if (o.html == "-") {
+        io.out << render_html(trace, style);
+    } else if (o.svg == "-") {
         io.out << render_svg(trace);
     } else if (o.json == "-") {
         render_json(trace, [&io](std::string_view piece) {
@@ -546,6 +562,9 @@ int run_explain(const ExplainOptions& o, Io& io) {
     }
     if (!o.svg.empty() && o.svg != "-") {
         io.err << "attn: wrote " << o.svg << '\n';
+    }
+    if (!o.html.empty() && o.html != "-") {
+        io.err << "attn: wrote " << o.html << '\n';
     }
     return 0;
 }

@@ -1,0 +1,355 @@
+// --html: one self-contained HTML page (inline CSS and JavaScript, no network) with every step
+// as a heatmap-coloured table, the explanations, and interaction: hover or focus a query token
+// to see its attention as bars; hover a cell for its exact value and how it was computed.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "attn/cell.hpp"
+#include "attn/ops.hpp"
+#include "attn/render.hpp"
+#include "json_text.hpp"
+#include "narrative.hpp"
+
+namespace attn {
+namespace {
+
+std::string html(std::string_view raw) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < raw.size()) {
+        if (raw.substr(i, 2) == "\u00A0") {
+            out += "&nbsp;";
+            i += 2;
+            continue;
+        }
+        const char ch = raw[i++];
+        switch (ch) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += ch;
+        }
+    }
+    return out;
+}
+
+// JSON inside <script>: "</" and "<!--" must not appear, or a token such as "</script>" would
+// end the script early.
+std::string script_json(std::string text) {
+    for (auto at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) {
+        text.replace(at, 2, "<\\/");
+    }
+    for (auto at = text.find("<!--"); at != std::string::npos; at = text.find("<!--", at + 5)) {
+        text.replace(at, 4, "<\\!--");
+    }
+    return text;
+}
+
+// Attention weights: white (0) to deep blue (1). Other numbers: blue for positive, red for
+// negative, as strong as the value against the largest in its matrix.
+std::string colour(double v, double scale, bool weights) {
+    if (std::isinf(v)) {
+        return "background:#eee;color:#888";
+    }
+    const double t = weights ? std::clamp(v, 0.0, 1.0)
+                             : std::clamp(scale > 0 ? std::abs(v) / scale : 0.0, 0.0, 1.0);
+    const auto mix = [t](int from, int to) {
+        return static_cast<int>(std::lround(from + (to - from) * t));
+    };
+    const bool negative = !weights && v < 0;
+    const int r = negative ? mix(255, 165) : mix(255, 8);
+    const int g = negative ? mix(255, 15) : mix(255, 48);
+    const int b = negative ? mix(255, 21) : mix(255, 107);
+    return fmt::format("background:rgb({},{},{});color:{}", r, g, b, t > 0.5 ? "#fff" : "#111");
+}
+
+constexpr std::string_view css = R"(
+:root { --ink: #1a1a1a; --muted: #555; --accent: #08306b; }
+* { box-sizing: border-box; }
+body { font: 18px/1.5 "DejaVu Sans", Helvetica, Arial, sans-serif; color: var(--ink);
+       max-width: 1100px; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.8rem; margin-bottom: .2rem; }
+.summary { color: var(--muted); margin: 0 0 1.5rem; padding-left: 1.2rem; }
+section.step { margin: 2rem 0; padding-top: .5rem; border-top: 2px solid #ddd; }
+section.step h2 { font-size: 1.35rem; margin: .3rem 0; }
+.formula { font-family: "DejaVu Sans Mono", monospace; color: var(--accent); margin: .2rem 0; }
+.why { margin: .4rem 0 .8rem; max-width: 60em; }
+.note { margin: .5rem 0; max-width: 60em; }
+.tokens span { display: inline-block; margin: .15rem .4rem .15rem 0; padding: .1rem .5rem;
+               border: 1px solid #ccc; border-radius: .4rem; }
+.tokens small { color: var(--muted); margin-right: .3rem; }
+.scroll { overflow-x: auto; }
+table.matrix { border-collapse: collapse; font-family: "DejaVu Sans Mono", monospace;
+               font-size: .9rem; margin: .3rem 0; }
+table.matrix th, table.matrix td { border: 1px solid #ccc; padding: .2rem .45rem; text-align: right; }
+table.matrix thead th { background: #f4f4f4; font-weight: 600; }
+table.matrix tbody th { background: #f4f4f4; text-align: left; }
+table.matrix th.query { cursor: pointer; }
+table.matrix th.query:focus { outline: 3px solid #e6a100; }
+table.matrix tr.active th, table.matrix tr.active td { outline: 2px solid #e6a100; }
+td.sum { background: #fafafa; color: var(--muted); }
+.legend { display: flex; align-items: center; gap: .5rem; font-size: .8rem; color: var(--muted); }
+.legend .bar { width: 10rem; height: .8rem; border: 1px solid #999; }
+.bars { margin: .6rem 0 0; min-height: 2rem; }
+.bars .row { display: flex; align-items: center; gap: .5rem; font-size: .85rem; }
+.bars .label { width: 8rem; text-align: right; overflow: hidden; white-space: nowrap; }
+.bars .fill { height: .9rem; background: var(--accent); }
+#tip { position: fixed; display: none; max-width: 38rem; background: #fffff2; border: 1px solid #999;
+       padding: .5rem .7rem; font: 13px/1.4 "DejaVu Sans Mono", monospace; white-space: pre-wrap;
+       box-shadow: 0 2px 8px rgba(0,0,0,.2); z-index: 10; pointer-events: none; }
+.warning { background: #fff4e5; border-left: 4px solid #e6a100; padding: .5rem .8rem; }
+@media print {
+  body { font-size: 11pt; max-width: none; }
+  #tip, .bars { display: none !important; }
+  section.step { page-break-inside: avoid; }
+}
+)";
+
+constexpr std::string_view script = R"(
+(function () {
+  var root = document.documentElement;
+  window.addEventListener('error', function (e) {
+    root.setAttribute('data-errors', (root.getAttribute('data-errors') || '') + e.message + ';');
+  });
+  var why = JSON.parse(document.getElementById('why-data').textContent);
+  var tokens = JSON.parse(document.getElementById('token-data').textContent);
+  var tip = document.getElementById('tip');
+  function show(text, x, y) {
+    tip.textContent = text;
+    tip.style.display = 'block';
+    var left = Math.min(x + 14, window.innerWidth - tip.offsetWidth - 8);
+    var top = Math.min(y + 14, window.innerHeight - tip.offsetHeight - 8);
+    tip.style.left = Math.max(8, left) + 'px';
+    tip.style.top = Math.max(8, top) + 'px';
+  }
+  function hide() { tip.style.display = 'none'; }
+  document.querySelectorAll('td[data-v]').forEach(function (td) {
+    td.addEventListener('mouseenter', function (e) {
+      var table = td.closest('table');
+      var key = table.getAttribute('data-step') + '|' + td.getAttribute('data-r') + '|' +
+                td.getAttribute('data-c');
+      var text = table.getAttribute('data-step') + '[' + td.getAttribute('data-rl') + ', ' +
+                 td.getAttribute('data-cl') + '] = ' + td.getAttribute('data-v');
+      if (why[key]) { text += '\n\n' + why[key]; }
+      show(text, e.clientX, e.clientY);
+    });
+    td.addEventListener('mouseleave', hide);
+  });
+  // a query token of an attention table: highlight its row and draw its weights as bars
+  document.querySelectorAll('table.attention').forEach(function (table) {
+    var bars = document.getElementById('bars-' + table.getAttribute('data-step'));
+    function activate(tr) {
+      table.querySelectorAll('tr.active').forEach(function (r) { r.classList.remove('active'); });
+      tr.classList.add('active');
+      var cells = tr.querySelectorAll('td[data-v]');
+      var html = '<div class="row"><span class="label"><b>' +
+                 tr.querySelector('th').textContent + '</b></span><span>attends to</span></div>';
+      bars.innerHTML = html;
+      cells.forEach(function (td) {
+        var w = parseFloat(td.getAttribute('data-v')) || 0;
+        var row = document.createElement('div');
+        row.className = 'row';
+        var label = document.createElement('span');
+        label.className = 'label';
+        label.textContent = td.getAttribute('data-cl');
+        var fill = document.createElement('span');
+        fill.className = 'fill';
+        fill.style.width = Math.round(w * 300) + 'px';
+        var value = document.createElement('span');
+        value.textContent = td.textContent;
+        row.appendChild(label); row.appendChild(fill); row.appendChild(value);
+        bars.appendChild(row);
+      });
+    }
+    table.querySelectorAll('th.query').forEach(function (th) {
+      th.addEventListener('mouseenter', function () { activate(th.parentElement); });
+      th.addEventListener('focus', function () { activate(th.parentElement); });
+    });
+    // start on the row whose attention is most focused: the most telling one
+    var best = null, bestWeight = -1;
+    table.querySelectorAll('th.query').forEach(function (th) {
+      th.parentElement.querySelectorAll('td[data-v]').forEach(function (td) {
+        var w = parseFloat(td.getAttribute('data-v')) || 0;
+        if (w > bestWeight) { bestWeight = w; best = th.parentElement; }
+      });
+    });
+    if (best) { activate(best); }
+  });
+  root.setAttribute('data-tokens', String(tokens.length));
+  root.setAttribute('data-ready', 'ok');
+})();
+)";
+
+}  // namespace
+
+std::string render_html(const Trace& trace, const TextStyle& style) {
+    const auto steps = teaching_steps(trace);
+    constexpr std::size_t why_up_to = 12;  // tokens: beyond this, no worked arithmetic
+    std::string why_json = "{";
+    if (trace.tokens.size() <= why_up_to) {
+        TextStyle plain = style;
+        plain.color = false;
+        plain.width = 100;
+        for (const auto& step : steps) {
+            const auto base = base_id(step.id);
+            if (step.kind == StepKind::tokens || step.kind == StepKind::mask ||
+                !(base == "Q" || base == "K" || base == "V" || base == "scores" ||
+                  base == "scaled_scores" || base == "masked_scores" || base == "weights" ||
+                  base == "output")) {
+                continue;
+            }
+            for (std::size_t r = 0; r < step.shape.rows; ++r) {
+                for (std::size_t c = 0; c < step.shape.cols; ++c) {
+                    std::string text = render_why(trace, {step.id, r, c}, plain);
+                    text = text.substr(text.find('\n') + 1);  // the heading repeats the value
+                    why_json += why_json.size() > 1 ? ",\n" : "\n";
+                    json_text::append_string(why_json, fmt::format("{}|{}|{}", step.id, r, c));
+                    why_json += ":";
+                    json_text::append_string(why_json, text);
+                }
+            }
+        }
+    }
+    why_json += "}";
+    std::string tokens_json = "[";
+    for (std::size_t i = 0; i < trace.tokens.size(); ++i) {
+        tokens_json += i > 0 ? "," : "";
+        json_text::append_string(tokens_json, trace.tokens[i]);
+    }
+    tokens_json += "]";
+
+    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+    out += fmt::format("<title>attn: {}</title>\n", html(trace.sentence));
+    out += "<style>" + std::string(css) + "</style>\n</head>\n<body>\n";
+    out += "<h1>Self-attention, step by step</h1>\n<ul class=\"summary\">\n";
+    for (const auto& line : narrative::summary(trace)) {
+        if (line.starts_with(" ")) {
+            out += "  <li>" + html(line.substr(line.find_first_not_of(' '))) + "</li>\n";
+            continue;
+        }
+        const auto space = line.find(' ');
+        out += "  <li><b>" + html(line.substr(0, space)) +
+               "</b>: " + html(line.substr(line.find_first_not_of(' ', space))) + "</li>\n";
+    }
+    out +=
+        "</ul>\n<p class=\"note\">Hover over (or tab to) a query token in an attention table "
+        "to see where its attention goes; hover over any number for its exact value and how "
+        "it was computed.</p>\n";
+    for (const auto& step : steps) {
+        if (!style.steps.empty() &&
+            std::find(style.steps.begin(), style.steps.end(), step.id) == style.steps.end()) {
+            continue;
+        }
+        const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
+        out += fmt::format("<section class=\"step\" id=\"step-{}\" data-step=\"{}\">\n",
+                           html(step.id), html(step.id));
+        out += fmt::format("<h2>{} · {}{} <span class=\"formula\">{}</span></h2>\n",
+                           html(step.number), html(head), html(step.title),
+                           step.kind == StepKind::tokens ? "" : html(step.symbol));
+        out += fmt::format("<p class=\"formula\">{}</p>\n", html(step.formula));
+        const auto notes = narrative::notes(trace, step, style.precision);
+        if (style.explanations) {
+            out += "<p class=\"why\">" + html(step.explanation) + "</p>\n";
+            for (const auto& n : notes.before) {
+                out += "<p class=\"note\">" + html(n) + "</p>\n";
+            }
+        }
+        if (step.kind == StepKind::tokens) {
+            out += "<p class=\"tokens\">";
+            for (std::size_t i = 0; i < trace.tokens.size(); ++i) {
+                out += fmt::format("<span><small>{}</small>{}</span>", i, html(trace.tokens[i]));
+            }
+            out += "</p>\n</section>\n";
+            continue;
+        }
+        const bool weights = step.kind == StepKind::attention;
+        double scale = 0.0;
+        if (step.matrix != nullptr) {
+            for (double v : step.matrix->data()) {
+                scale = std::isfinite(v) ? std::max(scale, std::abs(v)) : scale;
+            }
+        }
+        out += fmt::format("<div class=\"scroll\"><table class=\"matrix{}\" data-step=\"{}\">\n",
+                           weights ? " attention" : "", html(step.id));
+        out += "<thead><tr><th></th>";
+        for (const auto& label : step.col_labels) {
+            out += "<th>" + html(label) + "</th>";
+        }
+        out += weights ? "<th>Σ</th></tr></thead>\n<tbody>\n" : "</tr></thead>\n<tbody>\n";
+        const auto sums = weights ? row_sums(*step.matrix) : std::vector<double>{};
+        for (std::size_t r = 0; r < step.shape.rows; ++r) {
+            out +=
+                fmt::format("<tr><th{}>{}</th>", weights ? " class=\"query\" tabindex=\"0\"" : "",
+                            html(step.row_labels[r]));
+            for (std::size_t c = 0; c < step.shape.cols; ++c) {
+                if (step.kind == StepKind::mask) {
+                    const bool ok = step.mask->allowed(r, c);
+                    out += fmt::format("<td style=\"{}\">{}</td>",
+                                       ok ? "background:#dfe8f5" : "background:#eee;color:#999",
+                                       ok ? 1 : 0);
+                    continue;
+                }
+                const double v = (*step.matrix)(r, c);
+                out += fmt::format(
+                    "<td style=\"{}\" data-r=\"{}\" data-c=\"{}\" data-rl=\"{}\" data-cl=\"{}\" "
+                    "data-v=\"{}\">{}</td>",
+                    colour(v, scale, weights), r, c, html(step.row_labels[r]),
+                    html(step.col_labels[c]),
+                    std::isinf(v) ? std::string("-inf") : fmt::format("{}", v),
+                    html(format_number(v, style.precision, true)));
+            }
+            if (weights) {
+                out +=
+                    "<td class=\"sum\">" + format_number(sums[r], style.precision, true) + "</td>";
+            }
+            out += "</tr>\n";
+        }
+        out += "</tbody></table></div>\n";
+        if (step.kind == StepKind::matrix || weights) {
+            out += weights
+                       ? "<div class=\"legend\">0 <span class=\"bar\" style=\"background:"
+                         "linear-gradient(to right,#fff,#08306b)\"></span> 1 (weight)</div>\n"
+                       : "<div class=\"legend\">negative <span class=\"bar\" style=\"background:"
+                         "linear-gradient(to right,#a50f15,#fff,#08306b)\"></span> positive "
+                         "(colour: the size against the largest number here)</div>\n";
+        }
+        if (weights) {
+            out += fmt::format("<div class=\"bars\" id=\"bars-{}\" aria-live=\"polite\"></div>\n",
+                               html(step.id));
+        }
+        if (style.explanations) {
+            for (const auto& n : notes.after) {
+                out += "<p class=\"note\">" + html(n) + "</p>\n";
+            }
+        }
+        out += "</section>\n";
+    }
+    for (const auto& w : narrative::warnings(trace)) {
+        out += "<p class=\"warning\">" + html(w) + "</p>\n";
+    }
+    out += "<div id=\"tip\" role=\"tooltip\"></div>\n";
+    out += "<script type=\"application/json\" id=\"why-data\">" + script_json(why_json) +
+           "</script>\n";
+    out += "<script type=\"application/json\" id=\"token-data\">" + script_json(tokens_json) +
+           "</script>\n";
+    out += "<script>" + std::string(script) + "</script>\n</body>\n</html>\n";
+    return out;
+}
+
+}  // namespace attn
