@@ -59,6 +59,10 @@ std::vector<std::string> default_blank_steps(const Trace& trace);
 std::string render_worksheet(const Trace& trace, const std::vector<std::string>& blank,
                              bool answer_key, const TextStyle& style);
 
+/// The same worksheet (or answer key) as a printable HTML page.
+std::string render_worksheet_html(const Trace& trace, const std::vector<std::string>& blank,
+                                  bool answer_key, const TextStyle& style);
+
 /// The answers template: the worksheet's settings and a null for every blank cell.
 std::string render_answers_template(const Trace& trace, const std::vector<std::string>& blank);
 

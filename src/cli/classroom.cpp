@@ -35,9 +35,10 @@ void configure_worksheet(CLI::App& app, WorksheetOptions& o) {
         ->type_name("DIR")
         ->capture_default_str();
     app.add_flag("--force", o.force, "Replace the files if they exist");
-    app.footer(R"(Writes three files into DIR: worksheet.md (the exercise: given numbers filled in,
-the chosen steps' cells blank), answer-key.md (every number), and answers.json (a
-template for the student's answers, to check with attn check).
+    app.footer(R"(Writes into DIR: worksheet.md and worksheet.html (the exercise, ready to print:
+given numbers filled in, the chosen steps' cells blank), answer-key.md and answer-key.html
+(every number), and answers.json (a template for the student's answers, to check with
+attn check).
 
 Examples:
   attn worksheet "This is book"
@@ -93,6 +94,8 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     const std::vector<std::pair<std::string, std::string>> files{
         {"worksheet.md", render_worksheet(trace, blank, false, style)},
         {"answer-key.md", render_worksheet(trace, blank, true, style)},
+        {"worksheet.html", render_worksheet_html(trace, blank, false, style)},
+        {"answer-key.html", render_worksheet_html(trace, blank, true, style)},
         {"answers.json", render_answers_template(trace, blank)},
     };
     for (const auto& [name, text] : files) {
@@ -111,8 +114,9 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
         file.commit();
     }
     io.err << fmt::format(
-        "attn: wrote {0}/worksheet.md (for the student), {0}/answer-key.md (for the teacher) "
-        "and {0}/answers.json (to fill in, then: attn check {0}/answers.json)\n",
+        "attn: wrote {0}/worksheet.md and .html (for the student), {0}/answer-key.md and .html "
+        "(for the teacher) and {0}/answers.json (to fill in, then: attn check "
+        "{0}/answers.json)\n",
         o.output);
     return 0;
 }

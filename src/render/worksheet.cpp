@@ -141,6 +141,84 @@ std::string render_worksheet(const Trace& t, const std::vector<std::string>& bla
     return out;
 }
 
+std::string render_worksheet_html(const Trace& t, const std::vector<std::string>& blank,
+                                  bool answer_key, const TextStyle& style) {
+    const auto esc = [](std::string_view raw) {
+        std::string out;
+        for (char ch : raw) {
+            out += ch == '&'   ? std::string("&amp;")
+                   : ch == '<' ? std::string("&lt;")
+                   : ch == '>' ? std::string("&gt;")
+                   : ch == '"' ? std::string("&quot;")
+                               : std::string(1, ch);
+        }
+        return out;
+    };
+    std::string out =
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
+    out += answer_key ? "Answer key" : "Worksheet";
+    out += ": " + esc(t.sentence) +
+           "</title>\n<style>\n"
+           "body { font: 16px/1.5 \"DejaVu Sans\", Helvetica, Arial, sans-serif; max-width: "
+           "52rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }\n"
+           "h2 { font-size: 1.15rem; margin: 1.6rem 0 .3rem; }\n"
+           ".formula { font-family: \"DejaVu Sans Mono\", monospace; color: #08306b; }\n"
+           "table { border-collapse: collapse; font-family: \"DejaVu Sans Mono\", monospace; }\n"
+           "th, td { border: 1px solid #888; padding: .25rem .6rem; text-align: right; "
+           "min-width: 4.5rem; }\n"
+           "thead th, tbody th { background: #f2f2f2; }\n"
+           "td.blank { height: 2rem; }\n"
+           "@media print { body { margin: 0; font-size: 11pt; } div.step { "
+           "page-break-inside: avoid; } }\n</style>\n</head>\n<body>\n";
+    out += answer_key ? "<h1>Self-attention by hand: answer key</h1>\n"
+                      : "<h1>Self-attention by hand: worksheet</h1>\n";
+    out += fmt::format(
+        "<p>Sentence: <b>{}</b> ({} tokens). d_model = {}, d_k = {}, d_v = {}; "
+        "mask: {}. Numbers made by attn with --seed {}.</p>\n",
+        esc(t.sentence), t.tokens.size(), t.config.d_model, t.config.d_k, t.config.d_v,
+        to_string(t.config.mask), t.config.seed);
+    out += "<p>" + esc(rules(t)) + "</p>\n";
+    if (!answer_key) {
+        out +=
+            "<p>Fill in the empty cells, step by step: each step uses the ones before it. "
+            "Write your answers in answers.json too and check them with <code>attn check "
+            "answers.json</code>.</p>\n";
+    }
+    for (const auto& step : teaching_steps(t)) {
+        out += "<div class=\"step\">\n";
+        out += step.kind == StepKind::tokens
+                   ? fmt::format("<h2>{} · {}</h2>\n", esc(step.number), esc(step.title))
+                   : fmt::format("<h2>{} · {} {}</h2>\n", esc(step.number), esc(step.title),
+                                 esc(step.symbol));
+        out += "<p class=\"formula\">" + esc(step.formula) + "</p>\n";
+        if (step.kind == StepKind::tokens) {
+            out += "<p>";
+            for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+                out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, esc(t.tokens[i]));
+            }
+            out += "</p>\n</div>\n";
+            continue;
+        }
+        const bool empty = !answer_key && contains(blank, step.id);
+        out += "<table>\n<thead><tr><th></th>";
+        for (const auto& label : step.col_labels) {
+            out += "<th>" + esc(label) + "</th>";
+        }
+        out += "</tr></thead>\n<tbody>\n";
+        for (std::size_t r = 0; r < step.shape.rows; ++r) {
+            out += "<tr><th>" + esc(step.row_labels[r]) + "</th>";
+            for (std::size_t c = 0; c < step.shape.cols; ++c) {
+                out += empty ? std::string("<td class=\"blank\"></td>")
+                             : "<td>" + esc(cell_text(step, r, c, style.precision)) + "</td>";
+            }
+            out += "</tr>\n";
+        }
+        out += "</tbody>\n</table>\n</div>\n";
+    }
+    out += "</body>\n</html>\n";
+    return out;
+}
+
 std::string render_answers_template(const Trace& t, const std::vector<std::string>& blank) {
     std::string out = "{\n  \"schema\": \"attn.answers\",\n  \"schema_version\": 1,\n";
     out +=
