@@ -81,6 +81,13 @@ std::vector<std::string> trace_warnings(const Trace& trace);
 /// and "−∞" / "-inf" for a masked cell.
 std::string format_number(double value, int precision, bool unicode);
 
+/// Whether x is a whole number that prints exactly without decimals.
+bool is_whole(double x) noexcept;
+
+/// format_number, but a whole number without decimals ("12", not "12.0000"), as the worked
+/// arithmetic and the worksheets print the integer examples.
+std::string format_tidy(double value, int precision, bool unicode);
+
 /// Our Unicode glyphs spelled in ASCII: "·" → "*", "ᵀ" → "^T", "√" → "sqrt", "−∞" → "-inf"...
 std::string to_ascii(std::string_view text);
 

@@ -448,6 +448,18 @@ class Reader {
     std::string path_;
 };
 
+// A seed, read exactly from the number's text: seeds go up to 2^64 - 1, past a double's 2^53.
+std::uint64_t seed_of(const Reader& r, const Value& seed, const std::string& where) {
+    std::uint64_t value = 0;
+    const auto [ptr, ec] =
+        std::from_chars(seed.text.data(), seed.text.data() + seed.text.size(), value);
+    if (!seed.is(Type::number) || seed.text.empty() || ec != std::errc() ||
+        ptr != seed.text.data() + seed.text.size()) {
+        r.fail(seed, where, "the seed is not a whole number, expected 0 to 2^64 - 1");
+    }
+    return value;
+}
+
 MaskKind mask_value(const Reader& r, const Value& v, const std::string& where,
                     bool allow_file = false) {
     const auto text = r.string_value(v, where);
@@ -924,14 +936,7 @@ Loaded read_dump(const std::string& path) {
     const Value& config = r.require(root, "", "config", "the run's configuration");
     r.expect_type(config, "config", Type::object, "an object");
     const Value& seed = r.require(config, "config", "seed", "the seed");
-    std::uint64_t seed_value = 0;
-    const auto [ptr, ec] =
-        std::from_chars(seed.text.data(), seed.text.data() + seed.text.size(), seed_value);
-    if (!seed.is(Type::number) || seed.text.empty() || ec != std::errc() ||
-        ptr != seed.text.data() + seed.text.size()) {
-        r.fail(seed, "config.seed", "the seed is not a whole number, expected 0 to 2^64 - 1");
-    }
-    c.seed = seed_value;
+    c.seed = seed_of(r, seed, "config.seed");
     c.d_model = r.size_value(r.require(config, "config", "d_model", "a size"), "config.d_model");
     if (const Value* heads = config.find("n_heads")) {
         c.n_heads = r.size_value(*heads, "config.n_heads");
@@ -1089,14 +1094,7 @@ AnswerSheet read_answers(const std::string& path) {
     spec.sentence =
         r.string_value(r.require(w, "worksheet", "sentence", "the sentence"), "worksheet.sentence");
     const Value& seed = r.require(w, "worksheet", "seed", "the seed");
-    std::uint64_t seed_value = 0;
-    const auto [ptr, ec] =
-        std::from_chars(seed.text.data(), seed.text.data() + seed.text.size(), seed_value);
-    if (!seed.is(Type::number) || seed.text.empty() || ec != std::errc() ||
-        ptr != seed.text.data() + seed.text.size()) {
-        r.fail(seed, "worksheet.seed", "the seed is not a whole number, expected 0 to 2^64 - 1");
-    }
-    spec.seed = seed_value;
+    spec.seed = seed_of(r, seed, "worksheet.seed");
     spec.d_model =
         r.size_value(r.require(w, "worksheet", "d_model", "a size"), "worksheet.d_model");
     spec.d_k = r.size_value(r.require(w, "worksheet", "d_k", "a size"), "worksheet.d_k");

@@ -32,6 +32,14 @@ std::string format_number(double value, int precision, bool unicode) {
     return s;
 }
 
+bool is_whole(double x) noexcept {
+    return std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
+}
+
+std::string format_tidy(double value, int precision, bool unicode) {
+    return format_number(value, is_whole(value) ? 0 : precision, unicode);
+}
+
 std::string to_ascii(std::string_view text) {
     static constexpr std::array<std::pair<std::string_view, std::string_view>, 26> table{{
         {"⌊", "floor("}, {"⌋", ")"},  {"−∞", "-inf"}, {"∞", "inf"}, {"·", "*"},   {"ᵀ", "^T"},

@@ -9,41 +9,18 @@
 #include "attn/cell.hpp"
 #include "attn/ops.hpp"
 #include "attn/render.hpp"
+#include "common.hpp"
 #include "json_text.hpp"
 #include "narrative.hpp"
 
 namespace attn {
 namespace {
 
+// HTML text: escaped, and no-break spaces as &nbsp;
 std::string html(std::string_view raw) {
-    std::string out;
-    std::size_t i = 0;
-    while (i < raw.size()) {
-        if (raw.substr(i, 2) == "\u00A0") {
-            out += "&nbsp;";
-            i += 2;
-            continue;
-        }
-        const char ch = raw[i++];
-        switch (ch) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                out += ch;
-        }
+    std::string out = render_common::xml_escape(raw);
+    for (auto at = out.find("\u00A0"); at != std::string::npos; at = out.find("\u00A0")) {
+        out.replace(at, 2, "&nbsp;");
     }
     return out;
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "attn/render.hpp"
+#include "common.hpp"
 #include "narrative.hpp"
 
 namespace attn {
@@ -25,22 +26,7 @@ std::string tex_text(std::string_view s) {
         {"\u00A0", "~"},      {"—", "---"},       {"–", "--"},         {"‘", "`"},
         {"’", "'"},           {"“", "``"},        {"”", "''"},         {"⋮", "$\\vdots$"},
     }};
-    std::string out;
-    std::size_t i = 0;
-    while (i < s.size()) {
-        bool done = false;
-        for (const auto& [from, to] : glyphs) {
-            if (s.substr(i, from.size()) == from) {
-                out += to;
-                i += from.size();
-                done = true;
-                break;
-            }
-        }
-        if (done) {
-            continue;
-        }
-        const char ch = s[i++];
+    return render_common::replace_glyphs(s, glyphs, [](std::string& out, char ch) {
         switch (ch) {
             case '\\':
                 out += "\\textbackslash{}";
@@ -75,8 +61,7 @@ std::string tex_text(std::string_view s) {
             default:
                 out += ch;
         }
-    }
-    return out;
+    });
 }
 
 // Math mode: attn's formulas in LaTeX.
@@ -105,39 +90,13 @@ std::string tex_math(std::string_view s) {
         {"row by row", "\\text{ row by row}"},
         {"else", "\\text{ else }"},
     }};
-    std::string out;
-    std::size_t i = 0;
-    while (i < s.size()) {
-        bool done = false;
-        for (const auto& [from, to] : glyphs) {
-            if (s.substr(i, from.size()) == from) {
-                out += to;
-                i += from.size();
-                done = true;
-                break;
-            }
-        }
-        if (!done) {
-            const char ch = s[i++];
-            out += ch == '#'   ? std::string("\\#")
-                   : ch == '%' ? std::string("\\%")
-                               : std::string(1, ch);
-        }
-    }
-    return out;
+    return render_common::replace_glyphs(s, glyphs, [](std::string& out, char ch) {
+        out += ch == '#' ? std::string("\\#") : ch == '%' ? std::string("\\%") : std::string(1, ch);
+    });
 }
 
 std::vector<std::optional<std::size_t>> shown(std::size_t n) {
-    std::vector<std::optional<std::size_t>> out;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (n > 2 * edge + 1 && i == edge) {
-            out.emplace_back(std::nullopt);
-            i = n - edge - 1;
-            continue;
-        }
-        out.emplace_back(i);
-    }
-    return out;
+    return render_common::shown_indices(n, edge);
 }
 
 std::string labels(std::span<const std::string> all,

@@ -7,6 +7,7 @@
 
 #include "attn/ops.hpp"
 #include "attn/render.hpp"
+#include "common.hpp"
 #include "narrative.hpp"
 
 namespace attn {
@@ -31,16 +32,7 @@ std::string md(std::string_view raw) {
 }
 
 std::vector<std::optional<std::size_t>> shown(std::size_t n) {
-    std::vector<std::optional<std::size_t>> out;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (n > 2 * edge + 1 && i == edge) {
-            out.emplace_back(std::nullopt);
-            i = n - edge - 1;
-            continue;
-        }
-        out.emplace_back(i);
-    }
-    return out;
+    return render_common::shown_indices(n, edge);
 }
 
 std::string cell(const Step& s, std::size_t r, std::size_t c, int precision) {

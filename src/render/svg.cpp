@@ -7,34 +7,13 @@
 
 #include "attn/render.hpp"
 #include "attn/utf8.hpp"
+#include "common.hpp"
 
 namespace attn {
 namespace {
 
 std::string xml(std::string_view s) {
-    std::string out;
-    for (char ch : s) {
-        switch (ch) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&apos;";
-                break;
-            default:
-                out += ch;
-        }
-    }
-    return out;
+    return render_common::xml_escape(s);
 }
 
 // White (0) to deep blue (1), with text that stays readable on it.

@@ -220,9 +220,8 @@ class MatrixPrinter {
         // a matrix of whole numbers (the integer examples, --arith hand) prints without decimals
         precision_ = style.precision;
         if (step_.kind == StepKind::matrix &&
-            std::all_of(step_.matrix->data().begin(), step_.matrix->data().end(), [](double x) {
-                return std::isinf(x) || (std::abs(x) < 1e15 && x == std::round(x));
-            })) {
+            std::all_of(step_.matrix->data().begin(), step_.matrix->data().end(),
+                        [](double x) { return std::isinf(x) || is_whole(x); })) {
             precision_ = 0;
         }
 

@@ -224,10 +224,7 @@ class Why {
         return s.front() == '-' ? "(" + s + ")" : s;
     }
     // whole numbers (the integer examples, --arith hand) without decimals
-    std::string num(double x) const {
-        const bool whole = std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
-        return format_number(x, whole ? 0 : style_.precision, style_.unicode);
-    }
+    std::string num(double x) const { return format_tidy(x, style_.precision, style_.unicode); }
 
     // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle
     void sum(const std::vector<std::string>& terms, double total) {

@@ -6,6 +6,7 @@
 
 #include "attn/classroom.hpp"
 #include "attn/utf8.hpp"
+#include "common.hpp"
 #include "json_text.hpp"
 
 namespace attn {
@@ -15,9 +16,7 @@ std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precis
     if (step.kind == StepKind::mask) {
         return step.mask->allowed(r, c) ? "1" : "0";
     }
-    const double x = (*step.matrix)(r, c);
-    const bool whole = std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
-    return format_number(x, whole ? 0 : precision, true);
+    return format_tidy((*step.matrix)(r, c), precision, true);
 }
 
 // Markdown escapes for a token used as a label: | would end a cell.
@@ -258,10 +257,7 @@ std::string render_answers_template(const Trace& t, const std::vector<std::strin
 
 std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
                                 double tolerance, const TextStyle& style) {
-    const auto num = [&](double x) {
-        const bool whole = std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
-        return format_number(x, whole ? 0 : style.precision, style.unicode);
-    };
+    const auto num = [&](double x) { return format_tidy(x, style.precision, style.unicode); };
     const auto given = [&](const Answer& a) -> std::string {
         switch (a.kind) {
             case Answer::Kind::blank:

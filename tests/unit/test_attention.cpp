@@ -7,31 +7,14 @@
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
+#include "examples.hpp"
 
 using attn::Matrix;
 
 namespace {
 
-attn::Config integer_config(attn::MaskKind mask = attn::MaskKind::none) {
-    attn::Config c;
-    c.d_model = 4;
-    c.d_k = 3;
-    c.d_v = 3;
-    c.mask = mask;
-    return c;
-}
-
-// The 3×4 integer example of the tutorials, every intermediate checkable by hand.
-attn::Input integer_input() {
-    attn::Input in;
-    in.sentence = "x1 x2 x3";
-    in.tokens = {"x1", "x2", "x3"};
-    in.x = Matrix{{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}};
-    in.weights.w_q = Matrix{{1, 0, 1}, {1, 0, 0}, {0, 0, 1}, {0, 1, 1}};
-    in.weights.w_k = Matrix{{0, 0, 1}, {1, 1, 0}, {0, 1, 0}, {1, 1, 0}};
-    in.weights.w_v = Matrix{{0, 2, 0}, {0, 3, 0}, {1, 0, 3}, {1, 1, 0}};
-    return in;
-}
+using attn_test::integer_config;
+using attn_test::integer_input;
 
 Matrix to_matrix(const nlohmann::json& rows) {
     Matrix m(rows.size(), rows.at(0).size());

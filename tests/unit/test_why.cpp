@@ -5,6 +5,7 @@
 #include "attn/cell.hpp"
 #include "attn/error.hpp"
 #include "attn/render.hpp"
+#include "examples.hpp"
 
 using attn::Matrix;
 
@@ -13,17 +14,7 @@ namespace {
 // The 3×4 integer example: Q = [[1,0,2],[2,2,2],[2,1,3]], K = [[0,1,1],[4,4,0],[2,3,1]],
 // V = [[1,2,3],[2,8,0],[2,6,3]], scores [[2,4,4],[4,16,12],[4,12,10]].
 attn::Trace integer(attn::MaskKind mask = attn::MaskKind::none) {
-    attn::Config c;
-    c.d_model = 4;
-    c.mask = mask;
-    attn::Input in;
-    in.sentence = "x1 x2 x3";
-    in.tokens = {"x1", "x2", "x3"};
-    in.x = Matrix{{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}};
-    in.weights.w_q = Matrix{{1, 0, 1}, {1, 0, 0}, {0, 0, 1}, {0, 1, 1}};
-    in.weights.w_k = Matrix{{0, 0, 1}, {1, 1, 0}, {0, 1, 0}, {1, 1, 0}};
-    in.weights.w_v = Matrix{{0, 2, 0}, {0, 3, 0}, {1, 0, 3}, {1, 1, 0}};
-    return attn::explain(in, c);
+    return attn::explain(attn_test::integer_input(), attn_test::integer_config(mask));
 }
 
 std::string why(const attn::Trace& t, const std::string& cell) {
@@ -130,16 +121,8 @@ TEST_CASE("why: ASCII mode writes only ASCII", "[why]") {
 }
 
 TEST_CASE("hand arithmetic: floor(x/2) and 3^x on the integer example", "[why][hand]") {
-    attn::Config c;
-    c.d_model = 4;
-    c.arith = attn::Arith::hand;
-    attn::Input in;
-    in.sentence = "x1 x2 x3";
-    in.tokens = {"x1", "x2", "x3"};
-    in.x = Matrix{{1, 0, 1, 0}, {0, 2, 0, 2}, {1, 1, 1, 1}};
-    in.weights.w_q = Matrix{{1, 0, 1}, {1, 0, 0}, {0, 0, 1}, {0, 1, 1}};
-    in.weights.w_k = Matrix{{0, 0, 1}, {1, 1, 0}, {0, 1, 0}, {1, 1, 0}};
-    in.weights.w_v = Matrix{{0, 2, 0}, {0, 3, 0}, {1, 0, 3}, {1, 1, 0}};
+    const auto c = attn_test::integer_config(attn::MaskKind::none, attn::Arith::hand);
+    const auto in = attn_test::integer_input();
     const auto t = attn::explain(in, c);
     const auto& h = t.heads[0];
     CHECK(h.scaled_scores == Matrix{{1, 2, 2}, {2, 8, 6}, {2, 6, 5}});
