@@ -84,20 +84,6 @@ int run(const std::vector<std::string>& args, Io& io) {
         io.err << "attn: error: " << what
                << "\n  hint: run 'attn explain --help' for the options\n";
         return 2;
-    } catch (const CLI::ExcludesError& e) {
-        // CLI11 says "sentence excludes --from"; only --from excludes anything in attn
-        std::string other = e.what();
-        other = other.substr(0, other.find(" excludes "));
-        if (other == "--from") {
-            std::string what = e.what();
-            other = what.substr(what.find(" excludes ") + 10);
-        }
-        io.err << "attn: error: --from replays a dump exactly as it was recorded, so it cannot "
-                  "be combined with "
-               << (other == "sentence" ? "a sentence" : other)
-               << ", expected --from FILE alone (display options such as --steps or --width "
-                  "are fine)\n";
-        return 2;
     } catch (const CLI::ParseError& e) {
         // CLI11 throws CallForHelp from the subcommand too; its help is the subcommand's
         if (e.get_exit_code() == 0) {

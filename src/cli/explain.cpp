@@ -201,112 +201,69 @@ InputSpec to_spec(const ExplainOptions& options) {
 void configure_explain(CLI::App& app, ExplainOptions& o) {
     app.add_option("sentence", o.words, "The sentence to explain, in quotes or as several words")
         ->type_name("SENTENCE");
-    auto* seed = app.add_option("--seed", o.seed,
-                                "Seed for the random embeddings and weights (0 to 2^64 - 1; "
-                                "default 42); the same seed gives the same numbers everywhere")
-                     ->type_name("N");
-    auto* d_model = app.add_option("--d-model", o.d_model,
-                                   "Width of each token's embedding (1 to 4096; default 5, or "
-                                   "the width in the files given)")
-                        ->type_name("N");
-    auto* heads = app.add_option("--heads", o.heads,
-                                 "Attention heads (1 to 64; default 1). More than one splits "
-                                 "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
-                                 "PyTorch's nn.MultiheadAttention; d_model must be divisible")
-                      ->type_name("H");
-    app.add_option("--format", o.format,
-                   "text (default); markdown: headings and tables to paste into notes; latex: a "
-                   "document with one bmatrix per step, for slides")
-        ->type_name("text|markdown|latex");
-    app.add_option("--svg", o.svg,
-                   "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
-                   "for slides and papers; '-' writes it to stdout instead of the walk-through")
-        ->type_name("FILE");
-    app.add_option("--html", o.html,
-                   "Write the walk-through as one self-contained HTML page to FILE: heatmaps, "
-                   "hover a token or a number to explore; works offline and prints well; '-' "
-                   "writes it to stdout instead of the walk-through")
-        ->type_name("FILE");
-    app.add_option("--why", o.why,
-                   "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
-                   "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
-                   "Prints the worked arithmetic instead of the whole walk-through")
-        ->type_name("CELL");
-    app.add_option("--head", o.head,
-                   "Show head N's steps in full and the other heads in brief (the JSON always "
-                   "has every head)")
+    app.add_option("--seed", o.seed,
+                   "Seed for the random embeddings and weights (0 to 2^64 - 1; "
+                   "default 42); the same seed gives the same numbers everywhere")
         ->type_name("N");
-    auto* d_k =
-        app.add_option("--d-k", o.d_k, "Width of each query and key vector (1 to 4096; default 3)")
-            ->type_name("N");
-    auto* d_v = app.add_option("--d-v", o.d_v,
-                               "Width of each value vector and output row (1 to 4096; default 3)")
-                    ->type_name("N");
-    auto* mask = app.add_option("--mask", o.mask,
-                                "none (default): every token sees every token; causal: a token "
-                                "sees only itself and the tokens before it; or a JSON file "
-                                "{\"mask\": [[true, false, ...], ...]} (true = may attend)")
-                     ->type_name("none|causal|FILE");
-    auto* positions = app.add_option("--positions", o.positions,
-                                     "Add positional encodings to X before Q, K, V: none "
-                                     "(default), sinusoidal (the original Transformer's), or a "
-                                     "JSON file {\"positions\": [[...], ...]}")
-                          ->type_name("none|sinusoidal|FILE");
-    auto* pad_to = app.add_option("--pad-to", o.pad_to,
-                                  "Pad the sentence with <pad> tokens (zero vectors) to N tokens; "
-                                  "a padding mask keeps every token from attending to them")
-                       ->type_name("N");
-    auto* lowercase =
-        app.add_flag("--lowercase", o.lowercase,
-                     "Lowercase the sentence first, so 'The' and 'the' are the same token");
-    auto* chars =
-        app.add_flag("--chars", o.chars,
-                     "One token per character instead of words and punctuation (spaces dropped)");
-    auto* no_scale = app.add_flag("--no-scale", o.no_scale,
-                                  "Skip the scaling by √d_k, to see what it is for: the output "
-                                  "compares how peaked each row of weights is with and without");
-    auto* arith = app.add_option("--arith", o.arith,
-                                 "exact (default), or hand: small whole numbers, ⌊S/2⌋ for "
-                                 "S/√3 and 3^x for e^x, so every number can be done with pencil "
-                                 "and paper")
-                      ->type_name("exact|hand");
-    auto* embeddings = app.add_option("--embeddings", o.embeddings,
-                                      "Read the token vectors from this JSON file "
-                                      "(docs/json-format.md); tokens not in it are an error")
-                           ->type_name("FILE");
-    auto* weights =
-        app.add_option("--weights", o.weights, "Read W_Q, W_K and W_V from this JSON file")
-            ->type_name("FILE");
-    auto* model = app.add_option("--model", o.model,
-                                 "Read embeddings and weights (and optionally the sentence, "
-                                 "mask and tokenizer) from one model file, e.g. "
-                                 "data/examples/this-is-book.json")
-                      ->type_name("FILE");
-    auto* unknown = app.add_option("--unknown", o.unknown,
-                                   "Tokens missing from --embeddings/--model: error (default) "
-                                   "or random (seed them, and say so)")
-                        ->type_name("error|random");
-    auto* sentence = app.get_option("sentence");
+    app.add_option("--d-model", o.d_model,
+                   "Width of each token's embedding (1 to 4096; default 5, or "
+                   "the width in the files given)")
+        ->type_name("N");
+    app.add_option("--heads", o.heads,
+                   "Attention heads (1 to 64; default 1). More than one splits "
+                   "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
+                   "PyTorch's nn.MultiheadAttention; d_model must be divisible")
+        ->type_name("H");
+    app.add_option("--d-k", o.d_k, "Width of each query and key vector (1 to 4096; default 3)")
+        ->type_name("N");
+    app.add_option("--d-v", o.d_v,
+                   "Width of each value vector and output row (1 to 4096; default 3)")
+        ->type_name("N");
+    app.add_option("--mask", o.mask,
+                   "none (default): every token sees every token; causal: a token "
+                   "sees only itself and the tokens before it; or a JSON file "
+                   "{\"mask\": [[true, false, ...], ...]} (true = may attend)")
+        ->type_name("none|causal|FILE");
+    app.add_option("--positions", o.positions,
+                   "Add positional encodings to X before Q, K, V: none "
+                   "(default), sinusoidal (the original Transformer's), or a "
+                   "JSON file {\"positions\": [[...], ...]}")
+        ->type_name("none|sinusoidal|FILE");
+    app.add_option("--pad-to", o.pad_to,
+                   "Pad the sentence with <pad> tokens (zero vectors) to N tokens; "
+                   "a padding mask keeps every token from attending to them")
+        ->type_name("N");
+    app.add_flag("--lowercase", o.lowercase,
+                 "Lowercase the sentence first, so 'The' and 'the' are the same token");
+    app.add_flag("--chars", o.chars,
+                 "One token per character instead of words and punctuation (spaces dropped)");
+    app.add_flag("--no-scale", o.no_scale,
+                 "Skip the scaling by √d_k, to see what it is for: the output "
+                 "compares how peaked each row of weights is with and without");
+    app.add_option("--arith", o.arith,
+                   "exact (default), or hand: small whole numbers, ⌊S/2⌋ for "
+                   "S/√3 and 3^x for e^x, so every number can be done with pencil "
+                   "and paper")
+        ->type_name("exact|hand");
+    app.add_option("--embeddings", o.embeddings,
+                   "Read the token vectors from this JSON file "
+                   "(docs/json-format.md); tokens not in it are an error")
+        ->type_name("FILE");
+    app.add_option("--weights", o.weights, "Read W_Q, W_K and W_V from this JSON file")
+        ->type_name("FILE");
+    app.add_option("--model", o.model,
+                   "Read embeddings and weights (and optionally the sentence, "
+                   "mask and tokenizer) from one model file, e.g. "
+                   "data/examples/this-is-book.json")
+        ->type_name("FILE");
+    app.add_option("--unknown", o.unknown,
+                   "Tokens missing from --embeddings/--model: error (default) "
+                   "or random (seed them, and say so)")
+        ->type_name("error|random");
     app.add_option("--from", o.from,
-                   "Replay a JSON dump written by --json: the same walk-through, byte for byte")
-        ->type_name("FILE")
-        ->excludes(sentence)
-        ->excludes(seed)
-        ->excludes(d_model)
-        ->excludes(heads)
-        ->excludes(d_k)
-        ->excludes(d_v)
-        ->excludes(mask)
-        ->excludes(positions)
-        ->excludes(pad_to)
-        ->excludes(lowercase)
-        ->excludes(chars)
-        ->excludes(no_scale)
-        ->excludes(arith)
-        ->excludes(embeddings)
-        ->excludes(weights)
-        ->excludes(model)
-        ->excludes(unknown);
+                   "Replay a JSON dump written by --json: the same walk-through, byte for byte "
+                   "(display options only)")
+        ->type_name("FILE");
     app.add_option("--precision", o.precision, "Digits after the decimal point (0 to 15)")
         ->capture_default_str();
     app.add_option("--steps", o.steps,
@@ -338,6 +295,28 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                    "Write every step with full-precision values to FILE as JSON "
                    "(docs/json-format.md); '-' writes to stdout instead of the walk-through")
         ->type_name("FILE");
+    app.add_option("--format", o.format,
+                   "text (default); markdown: headings and tables to paste into notes; latex: a "
+                   "document with one bmatrix per step, for slides")
+        ->type_name("text|markdown|latex");
+    app.add_option("--svg", o.svg,
+                   "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
+                   "for slides and papers; '-' writes it to stdout instead of the walk-through")
+        ->type_name("FILE");
+    app.add_option("--html", o.html,
+                   "Write the walk-through as one self-contained HTML page to FILE: heatmaps, "
+                   "hover a token or a number to explore; works offline and prints well; '-' "
+                   "writes it to stdout instead of the walk-through")
+        ->type_name("FILE");
+    app.add_option("--why", o.why,
+                   "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
+                   "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
+                   "Prints the worked arithmetic instead of the whole walk-through")
+        ->type_name("CELL");
+    app.add_option("--head", o.head,
+                   "Show head N's steps in full and the other heads in brief (the JSON always "
+                   "has every head)")
+        ->type_name("N");
     app.footer(R"(Examples:
   attn explain "This is book"
   attn explain The cat sat on the mat --lowercase --mask causal
@@ -466,7 +445,46 @@ std::size_t text_width(int flag, const Io& io) {
     return 80;
 }
 
+// --from replays a dump as recorded: the first option given that would change the numbers.
+std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
+    const std::vector<std::pair<bool, const char*>> given{
+        {!o.words.empty(), "a sentence"},
+        {o.seed.has_value(), "--seed"},
+        {o.d_model.has_value(), "--d-model"},
+        {o.heads.has_value(), "--heads"},
+        {o.d_k.has_value(), "--d-k"},
+        {o.d_v.has_value(), "--d-v"},
+        {o.mask.has_value(), "--mask"},
+        {o.positions.has_value(), "--positions"},
+        {o.pad_to.has_value(), "--pad-to"},
+        {o.lowercase, "--lowercase"},
+        {o.chars, "--chars"},
+        {o.no_scale, "--no-scale"},
+        {o.arith != "exact", "--arith"},
+        {!o.embeddings.empty(), "--embeddings"},
+        {!o.weights.empty(), "--weights"},
+        {!o.model.empty(), "--model"},
+        {o.unknown != "error", "--unknown"},
+    };
+    for (const auto& [is_given, name] : given) {
+        if (is_given) {
+            return name;
+        }
+    }
+    return std::nullopt;
+}
+
 int run_explain(const ExplainOptions& o, Io& io) {
+    if (!o.from.empty()) {
+        if (const auto other = conflicts_with_from(o)) {
+            throw Error(ErrorKind::usage,
+                        "--from replays a dump exactly as it was recorded, so it cannot be "
+                        "combined with " +
+                            *other +
+                            ", expected --from FILE alone (display options such as --steps or "
+                            "--width are fine)");
+        }
+    }
     TextStyle style = to_style(o, io);
     const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
     const Trace trace = explain(loaded.input, loaded.config);
