@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <regex>
 #include <utility>
 
 #include <fmt/format.h>
@@ -18,18 +19,25 @@ constexpr std::size_t edge = 8;  // more rows or columns than 2·edge + 1 are el
 
 // Text mode: LaTeX's special characters escaped, attn's glyphs as math.
 std::string tex_text(std::string_view s) {
-    static constexpr std::array<std::pair<std::string_view, std::string_view>, 24> glyphs{{
-        {"−∞", "$-\\infty$"}, {"∞", "$\\infty$"}, {"·", "$\\cdot$"},   {"ᵀ", "$^\\top$"},
-        {"√", "$\\sqrt{}$"},  {"×", "$\\times$"}, {"→", "$\\to$"},     {"…", "\\dots{}"},
-        {"Σ", "$\\Sigma$"},   {"≤", "$\\le$"},    {"≈", "$\\approx$"}, {"−", "$-$"},
-        {"′", "$'$"},         {"ₘ", "$_m$"},      {"⌊", "$\\lfloor$"}, {"⌋", "$\\rfloor$"},
-        {"\u00A0", "~"},      {"—", "---"},       {"–", "--"},         {"‘", "`"},
-        {"’", "'"},           {"“", "``"},        {"”", "''"},         {"⋮", "$\\vdots$"},
+    static constexpr std::array<std::pair<std::string_view, std::string_view>, 26> glyphs{{
+        {"│", "$|$"},        {"Σ", "$\\Sigma$"},  {"−∞", "$-\\infty$"}, {"∞", "$\\infty$"},
+        {"·", "$\\cdot$"},   {"ᵀ", "$^\\top$"},   {"√", "$\\sqrt{}$"},  {"×", "$\\times$"},
+        {"→", "$\\to$"},     {"…", "\\dots{}"},   {"Σ", "$\\Sigma$"},   {"≤", "$\\le$"},
+        {"≈", "$\\approx$"}, {"−", "$-$"},        {"′", "$'$"},         {"ₘ", "$_m$"},
+        {"⌊", "$\\lfloor$"}, {"⌋", "$\\rfloor$"}, {"\u00A0", "~"},      {"—", "---"},
+        {"–", "--"},         {"‘", "`"},          {"’", "'"},           {"“", "``"},
+        {"”", "''"},         {"⋮", "$\\vdots$"},
     }};
     return render_common::replace_glyphs(s, glyphs, [](std::string& out, char ch) {
         switch (ch) {
             case '\\':
                 out += "\\textbackslash{}";
+                break;
+            case '<':
+                out += "\\textless{}";
+                break;
+            case '>':
+                out += "\\textgreater{}";
                 break;
             case '{':
                 out += "\\{";
@@ -64,8 +72,26 @@ std::string tex_text(std::string_view s) {
     });
 }
 
-// Math mode: attn's formulas in LaTeX.
-std::string tex_math(std::string_view s) {
+std::string tex_math_symbols(std::string_view s);
+
+// Math mode: attn's formulas in LaTeX. Double subscripts become one (W_Q_1 → W_{Q,1}), and a
+// file name ("M = mask from FILE") is set as text.
+std::string tex_math(std::string_view raw) {
+    std::string s(raw);
+    const auto from = s.find(" from ");
+    if (from != std::string::npos) {
+        return tex_math(s.substr(0, from)) + "\\text{ from " + tex_text(s.substr(from + 6)) + "}";
+    }
+    s = std::regex_replace(s, std::regex("([A-Za-z])_([A-Z])_([0-9]+)"), "$1_{$2,$3}");
+    s = std::regex_replace(s, std::regex("′ₘ_([0-9]+)"), "'_{m,$1}");
+    s = std::regex_replace(s, std::regex("<pad>"), "\\langle\\text{pad}\\rangle");
+    s = std::regex_replace(s, std::regex("d_model"), "d_{\\text{model}}");
+    s = std::regex_replace(s, std::regex(" and "), "\\text{ and }");
+    s = std::regex_replace(s, std::regex(" is not "), "\\text{ is not }");
+    return tex_math_symbols(s);
+}
+
+std::string tex_math_symbols(std::string_view s) {
     static constexpr std::array<std::pair<std::string_view, std::string_view>, 22> glyphs{{
         {" if ", "\\text{ if }"},
         {"by hand", "\\text{by hand}"},
@@ -146,7 +172,9 @@ std::string render_latex(const Trace& trace, const TextStyle& style) {
         }
         const auto rows = shown(step.shape.rows);
         const auto cols = shown(step.shape.cols);
-        out += "\\[\n" + tex_math(step.formula) + "\\qquad " +
+        // an input's formula is its name: say it once
+        out += "\\[\n" +
+               (step.formula == step.symbol ? std::string() : tex_math(step.formula) + "\\qquad ") +
                fmt::format("{} = ", tex_math(step.symbol)) + "\\begin{bmatrix}\n";
         for (const auto& r : rows) {
             std::string line;
