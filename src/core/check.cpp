@@ -10,8 +10,6 @@
 namespace attn {
 namespace {
 
-constexpr double inf = std::numeric_limits<double>::infinity();
-
 using Cells = std::vector<std::vector<Answer>>;
 
 bool same_shape(const Cells& cells, std::size_t rows, std::size_t cols) {
@@ -154,7 +152,6 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         }
         out.push_back(std::move(v));
     }
-    (void)inf;
     return out;
 }
 

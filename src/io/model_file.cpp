@@ -117,9 +117,9 @@ class Reader {
         if (!kind.empty() && kind != schema) {
             const auto hint = option_for(kind);
             fail(root, "",
-                 fmt::format("this looks like {}{}, expected {}",
+                 fmt::format("this looks like {}, expected {}",
                              hint.empty() ? fmt::format("a file of schema \"{}\"", kind) : hint,
-                             hint.empty() ? "" : "", expected));
+                             expected));
         }
         return root;
     }

@@ -367,12 +367,10 @@ class MatrixPrinter {
                        step_.col_breaks.end();
         };
         std::string header = "  " + std::string(label_w_, ' ') + " " + bar;
-        std::size_t n_boundaries = 0;
         for (std::size_t i = 0; i < cols.size(); ++i) {
             const auto& c = cols[i];
             if (boundary(c, i)) {
                 header += " " + bar;
-                ++n_boundaries;
             }
             header +=
                 "  " + pad_left(c ? truncate(step_.col_labels[*c], cell_w_, unicode) : h_ellipsis,
@@ -388,7 +386,6 @@ class MatrixPrinter {
             rule += repeat(dash, cell_w_ + 2);
         }
         rule += dash;
-        (void)n_boundaries;
         if (sums) {
             rule += cross + repeat(dash, cell_w_ + 2);
         }
