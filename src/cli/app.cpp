@@ -52,6 +52,11 @@ int run(const std::vector<std::string>& args, Io& io) {
         "an answers template");
     configure_worksheet(*worksheet, worksheet_options);
 
+    ExamplesOptions examples_options;
+    CLI::App* examples = app.add_subcommand(
+        "examples", "List the worked examples that come with attn (use: --model NAME)");
+    configure_examples(*examples, examples_options);
+
     CheckOptions check_options;
     CLI::App* check = app.add_subcommand(
         "check",
@@ -116,6 +121,9 @@ int run(const std::vector<std::string>& args, Io& io) {
         }
         if (check->parsed()) {
             return run_check(check_options, io);
+        }
+        if (examples->parsed()) {
+            return run_examples(examples_options, io);
         }
         io.out << app.help();
         return 2;

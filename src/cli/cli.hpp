@@ -25,6 +25,7 @@ struct Io {
     std::ostream& out;
     std::ostream& err;
     std::istream* in = nullptr;  ///< for --pause; nullptr: no input
+    std::string executable{};    ///< this program's path, to find its examples; may be empty
     bool stdin_is_terminal = false;
     bool stdout_is_terminal = false;
     std::size_t terminal_columns = 0;  ///< 0 when unknown
@@ -100,6 +101,25 @@ int run_worksheet(const WorksheetOptions& options, Io& io);
 void configure_check(CLI::App& app, CheckOptions& options);
 /// Returns 0 when every answer is right, 1 when some are wrong; throws for a bad file.
 int run_check(const CheckOptions& options, Io& io);
+
+/// The options of `attn examples`.
+struct ExamplesOptions {
+    bool names_only = false;
+};
+
+void configure_examples(CLI::App& app, ExamplesOptions& options);
+int run_examples(const ExamplesOptions& options, Io& io);
+
+/// Where attn looks for its data, in order: $ATTN_DATA_DIR, ../share/attn next to the
+/// executable, the source tree's data/ (for a build folder), the install prefix.
+std::vector<std::string> data_dirs(const Io& io);
+
+/// The first data folder's examples/, if any.
+std::optional<std::string> examples_dir(const Io& io);
+
+/// `path` itself when it exists or names a folder; else the example of that name
+/// ("this-is-book" or "this-is-book.json") when there is one; else `path` unchanged.
+std::string resolve_input_file(const std::string& path, const Io& io);
 
 /// Adds the options of `attn init` to `app`.
 void configure_init(CLI::App& app, InitOptions& options);

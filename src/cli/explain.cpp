@@ -474,7 +474,12 @@ std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
     return std::nullopt;
 }
 
-int run_explain(const ExplainOptions& o, Io& io) {
+int run_explain(const ExplainOptions& options, Io& io) {
+    ExplainOptions o = options;
+    // a name such as "this-is-book" finds the example of that name
+    o.model = resolve_input_file(o.model, io);
+    o.embeddings = resolve_input_file(o.embeddings, io);
+    o.weights = resolve_input_file(o.weights, io);
     if (!o.from.empty()) {
         if (const auto other = conflicts_with_from(o)) {
             throw Error(ErrorKind::usage,

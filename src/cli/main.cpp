@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include "cli.hpp"
@@ -11,6 +12,11 @@ int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
     attn::cli::Io io{std::cout, std::cerr};
     io.in = &std::cin;
+    std::error_code ec;
+    io.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (ec && argc > 0) {
+        io.executable = argv[0];
+    }
     io.stdin_is_terminal = ::isatty(STDIN_FILENO) == 1;
     io.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
     winsize ws{};

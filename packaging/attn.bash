@@ -1,0 +1,46 @@
+# bash completion for attn
+_attn() {
+    local cur=${COMP_WORDS[COMP_CWORD]}
+    local prev=""
+    [ "$COMP_CWORD" -gt 0 ] && prev=${COMP_WORDS[COMP_CWORD-1]}
+    local sub=""
+    local i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case ${COMP_WORDS[i]} in
+            explain|init|worksheet|check|examples) sub=${COMP_WORDS[i]}; break ;;
+        esac
+    done
+    case $prev in
+        --mask) COMPREPLY=($(compgen -W "none causal" -- "$cur") $(compgen -f -X '!*.json' -- "$cur")); return ;;
+        --positions) COMPREPLY=($(compgen -W "none sinusoidal" -- "$cur") $(compgen -f -X '!*.json' -- "$cur")); return ;;
+        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "text markdown latex" -- "$cur")); return ;;
+        --arith) COMPREPLY=($(compgen -W "exact hand" -- "$cur")); return ;;
+        --layout) COMPREPLY=($(compgen -W "row col" -- "$cur")); return ;;
+        --unknown) COMPREPLY=($(compgen -W "error random" -- "$cur")); return ;;
+        --model|--embeddings|--weights)
+            local examples
+            examples=$(attn examples --names 2>/dev/null)
+            COMPREPLY=($(compgen -W "$examples" -- "$cur") $(compgen -f -- "$cur")); return ;;
+        --from|--json|--html|--svg|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --seed|--d-model|--d-k|--d-v|--heads|--head|--pad-to|--precision|--width|--why|--steps|--blank|--tolerance|--description)
+            return ;;
+    esac
+    local opts
+    case $sub in
+        explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --lowercase
+                       --chars --no-scale --arith --embeddings --weights --model --unknown --from
+                       --precision --steps --layout --pause --quiet-text --color --width --ascii
+                       --json --format --svg --html --why --head --help" ;;
+        init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
+                    --output --force --help" ;;
+        worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --arith --blank --output
+                         --force --help" ;;
+        check) opts="--tolerance --precision --ascii --help"
+               [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
+        examples) opts="--names --help" ;;
+        *) opts="explain init worksheet check examples --version --help" ;;
+    esac
+    [[ $cur == -* || -z $sub ]] && COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+}
+complete -o filenames -F _attn attn

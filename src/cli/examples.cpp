@@ -1,0 +1,110 @@
+// Where attn finds its worked examples, `attn examples`, and example names for --model.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <ostream>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "attn/error.hpp"
+#include "attn/model_file.hpp"
+#include "cli.hpp"
+
+#ifndef ATTN_INSTALL_DATADIR
+#define ATTN_INSTALL_DATADIR "/usr/local/share/attn"
+#endif
+
+namespace attn::cli {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> data_dirs(const Io& io) {
+    std::vector<std::string> dirs;
+    if (const auto env = io.getenv("ATTN_DATA_DIR"); env && !env->empty()) {
+        dirs.push_back(*env);
+    }
+    if (!io.executable.empty()) {
+        const fs::path bin = fs::path(io.executable).parent_path();
+        dirs.push_back((bin / ".." / "share" / "attn").lexically_normal().string());
+        dirs.push_back((bin / ".." / ".." / "data").lexically_normal().string());  // a build tree
+    }
+    dirs.emplace_back(ATTN_INSTALL_DATADIR);
+    return dirs;
+}
+
+std::optional<std::string> examples_dir(const Io& io) {
+    for (const auto& dir : data_dirs(io)) {
+        std::error_code ec;
+        if (fs::is_directory(fs::path(dir) / "examples", ec)) {
+            return (fs::path(dir) / "examples").string();
+        }
+    }
+    return std::nullopt;
+}
+
+std::string resolve_input_file(const std::string& path, const Io& io) {
+    struct stat st {};
+    if (path.empty() || path.find('/') != std::string::npos || ::stat(path.c_str(), &st) == 0) {
+        return path;
+    }
+    if (const auto dir = examples_dir(io)) {
+        for (const std::string& name : {path, path + ".json"}) {
+            const fs::path candidate = fs::path(*dir) / name;
+            if (::stat(candidate.c_str(), &st) == 0) {
+                return candidate.string();
+            }
+        }
+    }
+    return path;  // reading it will say that it does not exist
+}
+
+void configure_examples(CLI::App& app, ExamplesOptions& o) {
+    app.add_flag("--names", o.names_only, "Only the names, one per line");
+    app.footer(R"(Lists the worked examples that come with attn; give a name to --model:
+  attn explain --model this-is-book
+
+They are looked up in $ATTN_DATA_DIR/examples, then next to the executable
+(../share/attn/examples, or data/examples of the source tree), then in the install prefix.)");
+}
+
+int run_examples(const ExamplesOptions& o, Io& io) {
+    const auto dir = examples_dir(io);
+    if (!dir) {
+        std::string searched;
+        for (const auto& d : data_dirs(io)) {
+            searched += "\n  " + d + "/examples";
+        }
+        throw Error(ErrorKind::input,
+                    "found no examples folder, expected one of:" + searched +
+                        "\n  hint: set ATTN_DATA_DIR to the folder that holds examples/");
+    }
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(*dir)) {
+        if (entry.path().extension() == ".json") {
+            files.push_back(entry.path());
+        }
+    }
+    std::sort(files.begin(), files.end());
+    if (!o.names_only) {
+        io.out << "Worked examples in " << *dir << " (use: attn explain --model NAME):\n\n";
+    }
+    for (const auto& file : files) {
+        const std::string name = file.stem().string();
+        if (o.names_only) {
+            io.out << name << '\n';
+            continue;
+        }
+        std::string description;
+        try {
+            description = read_model(file.string()).description.value_or("");
+        } catch (const Error& e) {
+            description = std::string("(cannot be read: ") + e.what() + ")";
+        }
+        io.out << fmt::format("  {:<20} {}\n", name, description);
+    }
+    return 0;
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installing: cmake --install into a temporary prefix, and the .deb that CPack makes,
+# unpacked into a temporary root; attn then runs from there and finds its examples.
+#   usage: install.sh BUILD_DIR
+set -u
+build=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $1"; exit 1; }
+unset ATTN_DATA_DIR
+
+cmake --install "$build" --prefix "$dir/prefix" >"$dir/install.log" 2>&1 \
+    || { cat "$dir/install.log"; fail "cmake --install failed"; }
+for f in bin/attn share/attn/examples/this-is-book.json share/man/man1/attn.1 \
+         share/bash-completion/completions/attn share/doc/attn/README.md; do
+    [ -e "$dir/prefix/$f" ] || fail "cmake --install did not install $f"
+done
+groff -man -ww -z "$dir/prefix/share/man/man1/attn.1" 2>"$dir/groff" || fail "groff fails on attn.1"
+[ ! -s "$dir/groff" ] || { cat "$dir/groff"; fail "groff warns about attn.1"; }
+(cd / && "$dir/prefix/bin/attn" explain --model this-is-book --color never --width 300 >"$dir/out.txt") \
+    || fail "the installed attn cannot explain --model this-is-book"
+grep -q "read from $dir/prefix/share/attn/examples/this-is-book.json" "$dir/out.txt" \
+    || fail "the installed attn did not find its examples next to itself"
+"$dir/prefix/bin/attn" examples --names | grep -qx "integer-3x4" || fail "attn examples lists nothing"
+
+(cd "$dir" && cpack --config "$build/CPackConfig.cmake" -G DEB >"$dir/cpack.log" 2>&1) \
+    || { tail -20 "$dir/cpack.log"; fail "cpack failed"; }
+deb=$(ls "$dir"/attn_*.deb 2>/dev/null | head -1)
+[ -n "$deb" ] || fail "no .deb was made"
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "Depends: $depends"
+for lib in libc6 libstdc++6 libfmt9; do
+    echo "$depends" | grep -q "$lib" || fail "the .deb does not depend on $lib"
+done
+dpkg-deb -x "$deb" "$dir/root"
+(cd / && "$dir/root/usr/bin/attn" explain --model integer-3x4 --steps 5 --color never --width 300 >"$dir/deb.txt") \
+    || fail "attn from the .deb does not run"
+grep -q "read from $dir/root/usr/share/attn/examples/integer-3x4.json" "$dir/deb.txt" \
+    || fail "attn from the .deb did not find its examples"
+"$dir/root/usr/bin/attn" --version | grep -q "^attn 0\." || fail "--version"
+echo "ok: $(basename "$deb")"
