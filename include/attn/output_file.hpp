@@ -38,4 +38,9 @@ class AtomicFile {
     bool committed_ = false;
 };
 
+/// Installs handlers so that SIGINT, SIGTERM and SIGHUP remove every AtomicFile's temporary
+/// file before the process ends, and so that a file size limit fails a write (EFBIG) rather
+/// than killing the process. For main(), once.
+void remove_temporary_files_on_signals();
+
 }  // namespace attn

@@ -6,10 +6,12 @@
 #include <filesystem>
 #include <iostream>
 
+#include "attn/output_file.hpp"
 #include "cli.hpp"
 
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
+    attn::remove_temporary_files_on_signals();
     attn::cli::Io io{std::cout, std::cerr};
     io.in = &std::cin;
     std::error_code ec;

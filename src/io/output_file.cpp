@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <vector>
 
@@ -14,6 +15,44 @@
 
 namespace attn {
 namespace {
+
+// The temporary files being written, for the signal handler to remove: plain char arrays,
+// because a signal handler may only touch async-signal-safe things (unlink is one).
+constexpr std::size_t max_pending = 8;
+constexpr std::size_t max_path = 4096;
+char pending[max_pending][max_path];  // NOLINT(cppcoreguidelines-avoid-c-arrays)
+volatile std::sig_atomic_t pending_used[max_pending] = {};  // NOLINT
+
+void remember(const std::string& path) {
+    if (path.size() >= max_path) {
+        return;
+    }
+    for (std::size_t i = 0; i < max_pending; ++i) {
+        if (pending_used[i] == 0) {
+            std::memcpy(pending[i], path.c_str(), path.size() + 1);
+            pending_used[i] = 1;
+            return;
+        }
+    }
+}
+
+void forget(const std::string& path) {
+    for (std::size_t i = 0; i < max_pending; ++i) {
+        if (pending_used[i] != 0 && path == pending[i]) {
+            pending_used[i] = 0;
+        }
+    }
+}
+
+extern "C" void remove_pending_and_die(int sig) {
+    for (std::size_t i = 0; i < max_pending; ++i) {
+        if (pending_used[i] != 0) {
+            ::unlink(pending[i]);
+        }
+    }
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
 
 std::string reason(int err) {
     return std::strerror(err);
@@ -52,7 +91,17 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
                                    err == ENOENT ? "its directory does not exist" : reason(err));
     }
     temp_path_.assign(templ.data());
+    remember(temp_path_);
     ::fchmod(fd_, mode);
+}
+
+void remove_temporary_files_on_signals() {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        std::signal(sig, remove_pending_and_die);
+    }
+    // past a file size limit (ulimit -f), fail the write with EFBIG and say so, rather than
+    // die of SIGXFSZ with half a temporary file left behind
+    std::signal(SIGXFSZ, SIG_IGN);
 }
 
 AtomicFile::~AtomicFile() {
@@ -62,6 +111,7 @@ AtomicFile::~AtomicFile() {
     if (!committed_) {
         ::unlink(temp_path_.c_str());
     }
+    forget(temp_path_);
 }
 
 void AtomicFile::write(std::string_view bytes) {
