@@ -23,12 +23,12 @@ _attn() {
             examples=$(attn examples --names 2>/dev/null)
             COMPREPLY=($(compgen -W "$examples" -- "$cur") $(compgen -f -- "$cur")); return ;;
         --from|--json|--html|--svg|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --seed|--d-model|--d-k|--d-v|--heads|--head|--pad-to|--precision|--width|--why|--steps|--blank|--tolerance|--description)
+        --seed|--d-model|--d-k|--d-v|--heads|--head|--pad-to|--max-memory|--precision|--width|--why|--steps|--blank|--tolerance|--description)
             return ;;
     esac
     local opts
     case $sub in
-        explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --lowercase
+        explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --max-memory --lowercase
                        --chars --no-scale --arith --embeddings --weights --model --unknown --from
                        --precision --steps --layout --pause --quiet-text --color --width --ascii
                        --json --format --svg --html --why --head --help" ;;

@@ -27,6 +27,17 @@ struct Input {
     Source mask_source;       ///< where a mask came from
 };
 
+/// About how many bytes the matrices of a run take: every intermediate of every head, the
+/// inputs and the weights. Checked against --max-memory before anything large is allocated.
+std::size_t estimate_bytes(const Config& config, std::size_t n_tokens) noexcept;
+
+/// Throws attn::Error (usage) naming the estimate, the limit and what lowers it when a run of
+/// `n_tokens` tokens would need more than `max_bytes`.
+void check_memory(const Config& config, std::size_t n_tokens, std::size_t max_bytes);
+
+/// The default of --max-memory: 4 GiB.
+inline constexpr std::size_t default_max_memory = std::size_t{4} << 30U;
+
 /// Tokenizes `sentence`, pads it to config.n_pad more tokens, seeds the embeddings and weights
 /// from config.seed, and adds sinusoidal positions when config.positions asks for them.
 /// Throws attn::Error for bad sizes, invalid UTF-8 or an empty sentence.

@@ -72,6 +72,7 @@ struct InputSpec {
     std::optional<std::size_t> pad_to;
     bool no_scale = false;
     Arith arith = Arith::exact;
+    std::size_t max_memory = default_max_memory;  ///< bytes; see check_memory()
     bool lowercase = false;
     bool chars = false;
 };

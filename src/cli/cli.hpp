@@ -67,6 +67,7 @@ struct ExplainOptions {
     bool ascii = false;
     std::string json;             ///< a path, "-" for stdout, empty for none
     std::string format = "text";  ///< text, markdown or latex
+    std::string max_memory;       ///< e.g. "4G"; empty: the default
     std::string svg;              ///< a path for the attention heatmap; "-" for stdout
     std::string html;             ///< a path for the HTML report; "-" for stdout
 };
@@ -144,6 +145,10 @@ bool use_color(const std::string& flag, const Io& io);
 
 /// 24 when COLORTERM says the terminal has 24-bit colour ("truecolor" or "24bit"), else 256.
 int color_depth(const Io& io);
+
+/// Bytes from "4G", "512M", "800K" or a plain number of bytes (powers of 1024). Throws
+/// attn::Error (usage) for anything else.
+std::size_t parse_bytes(const std::string& option, const std::string& text);
 
 /// The text width: --width when given, else the terminal's, else $COLUMNS, else 80.
 std::size_t text_width(int flag, const Io& io);

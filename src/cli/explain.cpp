@@ -132,6 +132,9 @@ InputSpec spec_of(const ExplainOptions& o) {
     }
     spec.lowercase = o.lowercase;
     spec.no_scale = o.no_scale;
+    if (!o.max_memory.empty()) {
+        spec.max_memory = parse_bytes("--max-memory", o.max_memory);
+    }
     if (o.arith == "hand") {
         spec.arith = Arith::hand;
     } else if (o.arith != "exact") {
@@ -260,6 +263,10 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                    "Tokens missing from --embeddings/--model: error (default) "
                    "or random (seed them, and say so)")
         ->type_name("error|random");
+    app.add_option("--max-memory", o.max_memory,
+                   "Refuse runs whose matrices would need more memory than this (default 4G; "
+                   "K, M, G suffixes)")
+        ->type_name("SIZE");
     app.add_option("--from", o.from,
                    "Replay a JSON dump written by --json: the same walk-through, byte for byte "
                    "(display options only)")
@@ -401,6 +408,27 @@ std::vector<std::string> select_steps(const std::string& spec, const std::vector
     return ordered;
 }
 
+std::size_t parse_bytes(const std::string& option, const std::string& text) {
+    std::size_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    std::size_t shift = 0;
+    if (ptr != end) {
+        const std::string unit = lower(std::string(ptr, end));
+        shift = unit == "k" || unit == "kb" || unit == "kib"   ? 10
+                : unit == "m" || unit == "mb" || unit == "mib" ? 20
+                : unit == "g" || unit == "gb" || unit == "gib" ? 30
+                                                               : 64;
+    }
+    if (text.empty() || ec != std::errc() || ptr == text.data() || shift == 64 ||
+        value > (std::numeric_limits<std::size_t>::max() >> shift)) {
+        throw Error(
+            ErrorKind::usage,
+            fmt::format("{} is '{}', expected a size such as 4G, 512M or 800K", option, text));
+    }
+    return value << shift;
+}
+
 int color_depth(const Io& io) {
     const auto colorterm = io.getenv("COLORTERM");
     return colorterm && (*colorterm == "truecolor" || *colorterm == "24bit") ? 24 : 256;
@@ -492,6 +520,11 @@ int run_explain(const ExplainOptions& options, Io& io) {
     }
     TextStyle style = to_style(o, io);
     const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
+    if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
+        check_memory(
+            loaded.config, loaded.input.tokens.size(),
+            o.max_memory.empty() ? default_max_memory : parse_bytes("--max-memory", o.max_memory));
+    }
     const Trace trace = explain(loaded.input, loaded.config);
     if (!o.steps.empty()) {
         style.steps = select_steps(o.steps, teaching_steps(trace));

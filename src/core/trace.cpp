@@ -374,6 +374,13 @@ std::vector<Step> teaching_steps(const Trace& t) {
     if (multi) {
         std::string parts;
         for (std::size_t h = 1; h <= n_heads; ++h) {
+            // Beyond four heads the middle is elided: Z = [Z_1 | Z_2 | … | Z_8].
+            if (n_heads > 4 && h > 2 && h < n_heads) {
+                if (h == 3) {
+                    parts += " | …";
+                }
+                continue;
+            }
             parts += (h > 1 ? " | Z_" : "Z_") + std::to_string(h);
         }
         std::vector<Shape> outs;

@@ -870,6 +870,8 @@ Loaded load_input(const InputSpec& spec) {
         c.n_pad = *pad_to - n_real;
     }
 
+    check_memory(c, n_real + c.n_pad, spec.max_memory);  // before anything large is allocated
+
     Input& in = out.input;
     in = seeded_input(sentence, c);  // tokens, and seeded numbers for what no file gives
     if (model && model->description) {

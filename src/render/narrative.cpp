@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "attn/render.hpp"
+#include "attn/utf8.hpp"
 
 namespace attn::narrative {
 namespace {
@@ -155,8 +156,22 @@ std::vector<std::string> summary(const Trace& t) {
     if (!t.description.empty()) {
         lines.push_back("lesson    " + t.description);
     }
+    // a long sentence is cut: the tokens step shows them all (or their ends)
+    constexpr std::size_t shown_chars = 120;
+    std::string sentence = t.sentence;
+    if (utf8::display_width(sentence) > shown_chars) {
+        std::size_t cut = 0;
+        std::size_t width = 0;
+        while (cut < sentence.size() && width < shown_chars) {
+            const auto d = utf8::decode(std::string_view(sentence).substr(cut));
+            cut += d ? d->length : 1;
+            ++width;
+        }
+        sentence = fmt::format("{} … ({} characters in all)", sentence.substr(0, cut),
+                               utf8::display_width(t.sentence));
+    }
     lines.push_back(
-        fmt::format("sentence  \"{}\": {} {} ({}{})", t.sentence, t.tokens.size(),
+        fmt::format("sentence  \"{}\": {} {} ({}{})", sentence, t.tokens.size(),
                     t.tokens.size() == 1 ? "token" : "tokens",
                     c.tokenizer.mode == TokenMode::chars ? "characters" : "words and punctuation",
                     c.tokenizer.lowercase ? ", lowercased" : ""));

@@ -157,6 +157,14 @@ std::string shapes_line(const Step& step) {
     if (step.kind == StepKind::tokens) {
         return fmt::format("{} {}", step.shape.rows, step.shape.rows == 1 ? "token" : "tokens");
     }
+    // Many equal operands (the concatenation of eight heads) read better counted than listed.
+    const auto& ops = step.operands;
+    if (ops.size() > 3 && std::all_of(ops.begin(), ops.end(), [&](const Shape& s) {
+            return s.rows == ops.front().rows && s.cols == ops.front().cols;
+        })) {
+        return fmt::format("{} × {} side by side → {}", ops.size(), shape_text(ops.front()),
+                           shape_text(step.shape));
+    }
     std::string out;
     for (std::size_t i = 0; i < step.operands.size(); ++i) {
         const std::string joiner = step.joiner == "·" ? "·" : " " + std::string(step.joiner) + " ";

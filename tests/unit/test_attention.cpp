@@ -238,3 +238,31 @@ TEST_CASE("products that overflow to infinity are an input error, never output",
                                  Catch::Contains("as large as 1e+200"));
     }
 }
+
+TEST_CASE("the memory estimate counts every matrix, and the limit refuses before computing",
+          "[attention][memory]") {
+    attn::Config c;  // d_model 5, d_k = d_v = 3, one head
+    c.d_model = 5;
+    c.d_k = 3;
+    c.d_v = 3;
+    c.n_heads = 1;
+    // By hand, in doubles: X, P, X+P 3·3·5 = 45; W_Q, W_K, W_V and their head slices
+    // 2·5·(3+3+3) = 90 and W_O 3·5 = 15; per head Q, K, V, Z 3·12 = 36 and six 3×3 steps
+    // 54; concat 9 and output 15: 264 doubles.
+    CHECK(attn::estimate_bytes(c, 3) == 264 * 8);
+    // The T×T steps make it grow with the square of the sentence.
+    CHECK(attn::estimate_bytes(c, 2000) > 3 * attn::estimate_bytes(c, 1000));
+    // Absurd sizes saturate rather than wrap around.
+    c.d_model = std::numeric_limits<std::size_t>::max() / 2;
+    CHECK(attn::estimate_bytes(c, 3) == std::numeric_limits<std::size_t>::max());
+    c.d_model = 5;
+    CHECK_NOTHROW(attn::check_memory(c, 3, 264 * 8));
+    try {
+        attn::check_memory(c, 3, 264 * 8 - 1);
+        FAIL("expected an error");
+    } catch (const attn::Error& e) {
+        CHECK(e.kind() == attn::ErrorKind::usage);
+        CHECK_THAT(e.what(), Catch::Contains("needs about 2112 bytes") &&
+                                 Catch::Contains("more than --max-memory 2111 bytes"));
+    }
+}
