@@ -22,6 +22,8 @@ struct Position {
     std::size_t offset = 0;
 };
 
+struct Member;
+
 /// A parsed JSON value and where it was.
 struct Value {
     enum class Type { null, boolean, number, string, array, object };
@@ -30,13 +32,20 @@ struct Value {
     Position position;
     bool boolean = false;
     double number = 0.0;
-    std::string text;          ///< a string's contents, or an integer number as written (exact)
-    std::vector<Value> items;  ///< an array's elements
-    std::vector<std::pair<std::string, Value>> members;  ///< an object's members, in order
+    std::string text;             ///< a string's contents, or an integer number as written (exact)
+    std::vector<Value> items;     ///< an array's elements
+    std::vector<Member> members;  ///< an object's members, in order
 
     /// The member called `key`, or nullptr.
     [[nodiscard]] const Value* find(std::string_view key) const noexcept;
     [[nodiscard]] bool is(Type t) const noexcept { return type == t; }
+};
+
+/// One member of an object: its key (`first`) and value (`second`), named as in a
+/// std::pair, which cannot hold the still incomplete Value portably.
+struct Member {
+    std::string first;
+    Value second;
 };
 
 /// "a number", "an array", ... for messages.

@@ -62,10 +62,6 @@ constexpr std::string_view w_k_why =
 constexpr std::string_view w_v_why =
     "A learned matrix that turns an embedding into a value: the information this token passes "
     "on to the tokens that attend to it.";
-constexpr std::string_view w_heads_why =
-    " Every head has its own block of columns, side by side (the │ marks the boundaries): "
-    "head h uses columns h·d_k to (h+1)·d_k − 1, as PyTorch's nn.MultiheadAttention splits "
-    "them.";
 constexpr std::string_view bias_why =
     "A learned bias, added to every token's row after the product. Not every model has one "
     "(PyTorch's nn.MultiheadAttention does, by default).";

@@ -144,6 +144,13 @@ class Parser {
             v.type = Value::Type::boolean;
         } else if (c == 'n') {
             expect_literal("null");
+        } else if (text_.substr(pos_, 3) == "NaN" || text_.substr(pos_, 8) == "Infinity") {
+            // what Python's json.dump writes for nan and inf
+            fail(
+                c == 'N' ? "NaN, which JSON does not allow" : "Infinity, which JSON does not allow",
+                "a finite number (Python writes these for nan and inf: check the data)");
+        } else if (pos_ == 0 && (text_.starts_with("\xFF\xFE") || text_.starts_with("\xFE\xFF"))) {
+            fail("a UTF-16 byte order mark", "UTF-8 text (save the file as UTF-8)");
         } else {
             fail(shown(c),
                  "a value (a number, a string in double quotes, [, {, true, false or null)");
@@ -185,7 +192,7 @@ class Parser {
             advance();
             skip_space();
             Value member = value(depth + 1);
-            v.members.emplace_back(std::move(key), std::move(member));
+            v.members.push_back({std::move(key), std::move(member)});
             skip_space();
             if (at_end()) {
                 fail("the end of the file inside an object", "',' or '}' (is the file cut short?)");
@@ -392,7 +399,12 @@ class Parser {
             if (negative_exponent || all_zero_int) {
                 return 0.0;
             }
-            fail_at(start, fmt::format("the number {} that overflows to infinity", literal),
+            // a number of hundreds of digits is cut in the message: 9999999999… (400 digits)
+            const std::string written =
+                literal.size() <= 24
+                    ? std::string(literal)
+                    : fmt::format("{}… ({} characters)", literal.substr(0, 12), literal.size());
+            fail_at(start, fmt::format("the number {} that overflows to infinity", written),
                     "a number of at most about ±1.8e308");
         }
         if (ec != std::errc() || ptr != literal.data() + literal.size()) {

@@ -106,7 +106,12 @@ TEST_CASE("json reader: syntax errors name the place, what was found and what wa
     CHECK(parse("[1e-999]", "f").items[0].number == 0.0);
     CHECK_THAT(error_of("[01]"), Catch::Contains("leading zero"));
     CHECK_THAT(error_of("[1.]"), Catch::Contains("a digit after the decimal point"));
-    CHECK_THAT(error_of("[NaN]"), Catch::Contains("'N'"));
+    CHECK_THAT(error_of("[NaN]"), Catch::Contains("1:2: not JSON: NaN, which JSON does not allow"));
+    CHECK_THAT(error_of("[Infinity]"), Catch::Contains("Infinity, which JSON does not allow"));
+    CHECK_THAT(error_of("[Nope]"), Catch::Contains("'N'"));
+    CHECK_THAT(error_of("\xFF\xFE[1]"), Catch::Contains("a UTF-16 byte order mark"));
+    CHECK_THAT(error_of("[" + std::string(400, '9') + "]"),
+               Catch::Contains("the number 999999999999… (400 characters) that overflows"));
     CHECK_THAT(error_of("[tru]"), Catch::Contains("'t'"));
     CHECK_THAT(error_of("\"\\ud800\""), Catch::Contains("surrogate"));
     CHECK_THAT(error_of("\"\\x\""), Catch::Contains("the escape \\x"));
