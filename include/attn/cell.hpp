@@ -24,6 +24,6 @@ struct CellRef {
 ///
 ///     parse_cell("scores[is,book]", trace);   // {"scores", 1, 2} for "This is book"
 ///     parse_cell("weights[2,0]", trace);      // by index
-CellRef parse_cell(std::string_view text, const Trace& trace);
+CellRef parse_cell(std::string_view raw, const Trace& trace);
 
 }  // namespace attn

@@ -79,7 +79,7 @@ void check_finite(const Matrix& m, std::string_view name, const std::vector<std:
                           largest_magnitude(in.weights.w_q), largest_magnitude(in.weights.w_k),
                           largest_magnitude(in.weights.w_v)});
             std::array<char, 32> shown{};
-            std::snprintf(shown.data(), shown.size(), "%.3g", largest);
+            (void)std::snprintf(shown.data(), shown.size(), "%.3g", largest);
             throw Error(ErrorKind::input,
                         std::string(name) + "[" + rows[r] + ", " + cols[c] +
                             "] overflows to infinity (a double holds at most about 1.8e308), "
@@ -308,13 +308,13 @@ void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) 
         const auto x = static_cast<double>(b);
         std::array<char, 32> text{};
         if (b < (std::size_t{1} << 16U)) {
-            std::snprintf(text.data(), text.size(), "%zu bytes", b);
+            (void)std::snprintf(text.data(), text.size(), "%zu bytes", b);
         } else if (b < (std::size_t{1} << 20U)) {
-            std::snprintf(text.data(), text.size(), "%.0f KiB", std::ceil(x / 1024.0));
+            (void)std::snprintf(text.data(), text.size(), "%.0f KiB", std::ceil(x / 1024.0));
         } else if (b < (std::size_t{1} << 30U)) {
-            std::snprintf(text.data(), text.size(), "%.1f MiB", x / 1048576.0);
+            (void)std::snprintf(text.data(), text.size(), "%.1f MiB", x / 1048576.0);
         } else {
-            std::snprintf(text.data(), text.size(), "%.1f GiB", x / 1073741824.0);
+            (void)std::snprintf(text.data(), text.size(), "%.1f GiB", x / 1073741824.0);
         }
         return std::string(text.data());
     };

@@ -50,6 +50,7 @@ std::size_t resolve(const std::string& part, std::span<const std::string> labels
     }
     if (found.size() > 1) {
         std::vector<std::string> at;
+        at.reserve(found.size());
         for (std::size_t i : found) {
             at.push_back(std::to_string(i));
         }

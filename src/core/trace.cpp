@@ -224,7 +224,7 @@ std::vector<Step> teaching_steps(const Trace& t) {
     }
     const std::string x_name = positions ? "X′" : "X";
 
-    const auto weight = [&](std::string id, std::string number, std::string_view title,
+    const auto weight = [&](const std::string& id, std::string number, std::string_view title,
                             std::string_view why, const Matrix& m,
                             std::span<const std::string> cols, std::size_t head_width) {
         Step& s = list.matrix(id, std::move(number), title, id, id, why, {}, m, t.dim_labels, cols);
@@ -236,7 +236,7 @@ std::vector<Step> teaching_steps(const Trace& t) {
     weight("W_K", "3b", "Key weights", w_k_why, t.w_k, t.k_labels, c.d_k);
     weight("W_V", "3c", "Value weights", w_v_why, t.w_v, t.v_labels, c.d_v);
     char bias_letter = 'd';
-    const auto bias = [&](std::string id, const Matrix& b, std::span<const std::string> cols,
+    const auto bias = [&](const std::string& id, const Matrix& b, std::span<const std::string> cols,
                           std::size_t head_width) {
         if (b.empty()) {
             return;

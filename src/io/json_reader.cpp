@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -457,9 +458,11 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
         const int err = errno;
-        throw Error(ErrorKind::input,
-                    fmt::format("cannot read {}: {}, expected a readable JSON file", path,
-                                err == ENOENT ? "no such file" : std::strerror(err)));
+        throw Error(
+            ErrorKind::input,
+            fmt::format("cannot read {}: {}, expected a readable JSON file", path,
+                        err == ENOENT ? "no such file"
+                                      : std::strerror(err)));  // NOLINT(concurrency-mt-unsafe)
     }
     if (S_ISDIR(st.st_mode)) {
         throw Error(ErrorKind::input,
@@ -476,12 +479,12 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
     if (!in) {
         throw Error(ErrorKind::input,
                     fmt::format("cannot read {}: {}, expected a readable JSON file", path,
-                                std::strerror(errno)));
+                                std::strerror(errno)));  // NOLINT(concurrency-mt-unsafe)
     }
     std::string text;
-    char buffer[65536];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-        text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    std::vector<char> buffer(std::size_t{1} << 16U);
+    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+        text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
         if (text.size() > max_bytes) {
             throw Error(ErrorKind::input,
                         fmt::format("{} is larger than {} MiB, expected at most that (attn's "

@@ -579,6 +579,7 @@ Matrix look_up(const EmbeddingTable& table, const std::vector<std::string>& toke
             }
         }
         std::vector<std::string> positions;
+        positions.reserve(at.size());
         for (auto t : at) {
             positions.push_back(std::to_string(t));
         }
@@ -587,6 +588,7 @@ Matrix look_up(const EmbeddingTable& table, const std::vector<std::string>& toke
             case_only = case_only || fold_case(n) == fold_case(token);
         }
         std::vector<std::string> quoted;
+        quoted.reserve(near.size());
         for (const auto& n : near) {
             quoted.push_back("'" + n + "'");
         }

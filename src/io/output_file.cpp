@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -20,8 +21,10 @@ namespace {
 // because a signal handler may only touch async-signal-safe things (unlink is one).
 constexpr std::size_t max_pending = 8;
 constexpr std::size_t max_path = 4096;
-char pending[max_pending][max_path];  // NOLINT(cppcoreguidelines-avoid-c-arrays)
-volatile std::sig_atomic_t pending_used[max_pending] = {};  // NOLINT
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): the handler's state
+std::array<std::array<char, max_path>, max_pending> pending{};
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): likewise
+std::array<volatile std::sig_atomic_t, max_pending> pending_used{};
 
 void remember(const std::string& path) {
     if (path.size() >= max_path) {
@@ -29,7 +32,7 @@ void remember(const std::string& path) {
     }
     for (std::size_t i = 0; i < max_pending; ++i) {
         if (pending_used[i] == 0) {
-            std::memcpy(pending[i], path.c_str(), path.size() + 1);
+            std::memcpy(pending[i].data(), path.c_str(), path.size() + 1);
             pending_used[i] = 1;
             return;
         }
@@ -38,7 +41,7 @@ void remember(const std::string& path) {
 
 void forget(const std::string& path) {
     for (std::size_t i = 0; i < max_pending; ++i) {
-        if (pending_used[i] != 0 && path == pending[i]) {
+        if (pending_used[i] != 0 && path == pending[i].data()) {
             pending_used[i] = 0;
         }
     }
@@ -47,15 +50,15 @@ void forget(const std::string& path) {
 extern "C" void remove_pending_and_die(int sig) {
     for (std::size_t i = 0; i < max_pending; ++i) {
         if (pending_used[i] != 0) {
-            ::unlink(pending[i]);
+            ::unlink(pending[i].data());
         }
     }
-    std::signal(sig, SIG_DFL);
-    std::raise(sig);
+    (void)std::signal(sig, SIG_DFL);
+    (void)std::raise(sig);
 }
 
 std::string reason(int err) {
-    return std::strerror(err);
+    return std::strerror(err);  // NOLINT(concurrency-mt-unsafe): attn is single-threaded
 }
 
 mode_t default_mode() {
@@ -92,16 +95,16 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     }
     temp_path_.assign(templ.data());
     remember(temp_path_);
-    ::fchmod(fd_, mode);
+    (void)::fchmod(fd_, mode);  // best effort: the umask-derived mode is the fallback
 }
 
 void remove_temporary_files_on_signals() {
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
-        std::signal(sig, remove_pending_and_die);
+        (void)std::signal(sig, remove_pending_and_die);
     }
     // past a file size limit (ulimit -f), fail the write with EFBIG and say so, rather than
     // die of SIGXFSZ with half a temporary file left behind
-    std::signal(SIGXFSZ, SIG_IGN);
+    (void)std::signal(SIGXFSZ, SIG_IGN);
 }
 
 AtomicFile::~AtomicFile() {

@@ -19,6 +19,8 @@ class JsonOut {
     explicit JsonOut(const Sink& sink) : sink_(sink) { buf_.reserve(chunk + 4096); }
     JsonOut(const JsonOut&) = delete;
     JsonOut& operator=(const JsonOut&) = delete;
+    JsonOut(JsonOut&&) = delete;
+    JsonOut& operator=(JsonOut&&) = delete;
     ~JsonOut() = default;
 
     void raw(std::string_view s) {

@@ -403,12 +403,12 @@ Notes notes(const Trace& t, const Step& step, int precision, bool columns) {
             sums_to_one, format_number(head.hand_difference, std::max(precision, 2), true)));
         const auto fractions = hand_fractions(t, head);
         if (!fractions.empty()) {
-            n.after.push_back("As fractions, for pencil and paper:");
+            n.after.emplace_back("As fractions, for pencil and paper:");
             n.after.insert(n.after.end(), fractions.begin(), fractions.end());
         }
     } else if (base == "weights" && !t.config.scale) {
         constexpr std::size_t shown = 6;
-        n.after.push_back(
+        n.after.emplace_back(
             "Without scaling, how peaked each row is (its largest weight, and its "
             "entropy in nats: 0 when one weight is 1), against what scaling by "
             "√d_k would have given:");
@@ -441,7 +441,7 @@ Notes notes(const Trace& t, const Step& step, int precision, bool columns) {
     } else if (base == "output" && step.head > 0) {
         readout(t, head, n, fmt::format("In head {}, ", step.head));
     } else if (base == "output" && t.projected) {
-        n.after.push_back(
+        n.after.emplace_back(
             "Row i mixes what every head found for token i: each output number is a weighted "
             "sum of the whole row of Z, with a column of W_O as the weights.");
         repeated_tokens(t, n);

@@ -79,7 +79,11 @@ class Writer {
         }
     }
     [[nodiscard]] const TextStyle& style() const { return style_; }
-    std::string take() { return std::move(out_); }
+    std::string take() {
+        std::string text = std::move(out_);
+        out_.clear();  // a moved-from string is valid but unspecified: start afresh
+        return text;
+    }
 
   private:
     const TextStyle& style_;
@@ -462,6 +466,7 @@ void print_tokens(Writer& w, const Step& step) {
     const auto shown =
         tokens.size() > 100 ? pick(tokens.size(), 50, 10) : pick(tokens.size(), tokens.size(), 0);
     std::vector<std::string> items;
+    items.reserve(shown.size());
     for (const auto& i : shown) {
         items.push_back(i ? fmt::format("[{}] {}", *i, tokens[*i])
                           : std::string(w.style().unicode ? "…" : "..."));
@@ -522,8 +527,8 @@ Step column_view(const Step& s, const Trace& t, std::deque<Matrix>& matrices,
     const auto t_shape = [](const Shape& x) { return Shape{x.cols, x.rows}; };
     c.operands.clear();
     if (s.joiner == "·") {
-        for (auto it = s.operands.rbegin(); it != s.operands.rend(); ++it) {
-            c.operands.push_back(t_shape(*it));  // (AB)ᵀ = BᵀAᵀ
+        for (std::size_t i = s.operands.size(); i-- > 0;) {
+            c.operands.push_back(t_shape(s.operands[i]));  // (AB)ᵀ = BᵀAᵀ
         }
     } else {
         for (const auto& o : s.operands) {
@@ -590,7 +595,7 @@ void print_summary(Writer& w, const Trace& trace) {
         const auto space = line.find(' ');
         const auto value_at =
             space == std::string::npos ? space : line.find_first_not_of(' ', space);
-        if (value_at == std::string::npos || value_at > value_column) {
+        if (value_at > value_column) {  // npos too: a line without a value
             w.paragraph(line);
             continue;
         }
