@@ -327,9 +327,10 @@ void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) 
     };
     throw Error(ErrorKind::usage,
                 "this run needs about " + human(need) + " for its matrices (" +
-                    std::to_string(n_tokens) + " tokens, d_model " + std::to_string(c.d_model) +
-                    ", " + std::to_string(c.n_heads) + (c.n_heads == 1 ? " head" : " heads") +
-                    "), more than --max-memory " + human(max_bytes) +
+                    std::to_string(n_tokens) + (n_tokens == 1 ? " token" : " tokens") +
+                    ", d_model " + std::to_string(c.d_model) + ", " + std::to_string(c.n_heads) +
+                    (c.n_heads == 1 ? " head" : " heads") + "), more than --max-memory " +
+                    human(max_bytes) +
                     "\n  hint: use a shorter sentence, a smaller --d-model or fewer --heads, or "
                     "raise the limit (--max-memory " +
                     enough(need) + ")");
