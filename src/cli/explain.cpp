@@ -77,6 +77,11 @@ std::string join_words(const std::vector<std::string>& words) {
     return sentence;
 }
 
+// --max-memory in bytes, or the default when it is not given.
+std::size_t max_memory_of(const ExplainOptions& o) {
+    return o.max_memory.empty() ? default_max_memory : parse_bytes("--max-memory", o.max_memory);
+}
+
 InputSpec spec_of(const ExplainOptions& o) {
     InputSpec spec;
     if (!o.words.empty()) {
@@ -132,9 +137,7 @@ InputSpec spec_of(const ExplainOptions& o) {
     }
     spec.lowercase = o.lowercase;
     spec.no_scale = o.no_scale;
-    if (!o.max_memory.empty()) {
-        spec.max_memory = parse_bytes("--max-memory", o.max_memory);
-    }
+    spec.max_memory = max_memory_of(o);
     if (o.arith == "hand") {
         spec.arith = Arith::hand;
     } else if (o.arith != "exact") {
@@ -521,9 +524,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
     TextStyle style = to_style(o, io);
     const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
     if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
-        check_memory(
-            loaded.config, loaded.input.tokens.size(),
-            o.max_memory.empty() ? default_max_memory : parse_bytes("--max-memory", o.max_memory));
+        check_memory(loaded.config, loaded.input.tokens.size(), max_memory_of(o));
     }
     const Trace trace = explain(loaded.input, loaded.config);
     if (!o.steps.empty()) {
