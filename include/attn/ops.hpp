@@ -15,10 +15,18 @@
 namespace attn {
 
 /// c (n, m) = a (n, p) · b (p, m). Throws attn::Error when the inner sizes differ.
+/// The fast kernel (register blocks, vector instructions, threads); its result is the same
+/// bit for bit as matmul_reference's, which the tests check.
 Matrix matmul(const Matrix& a, const Matrix& b);
 
-/// c (n, m) = a (n, p) · bᵀ where b is (m, p): the scores Q·Kᵀ without building Kᵀ.
+/// c (n, m) = a (n, p) · bᵀ where b is (m, p): the scores Q·Kᵀ. Fast; the same bits as
+/// matmul_transposed_reference.
 Matrix matmul_transposed(const Matrix& a, const Matrix& b);
+
+/// The readable kernels, three plain loops each: every cell is 0 + a(i,0)·b(0,j) + ... added
+/// in order of k, the worked arithmetic of the lesson. The fast kernels above must agree.
+Matrix matmul_reference(const Matrix& a, const Matrix& b);
+Matrix matmul_transposed_reference(const Matrix& a, const Matrix& b);
 
 /// aᵀ (m, n) of a (n, m).
 Matrix transpose(const Matrix& a);

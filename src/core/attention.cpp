@@ -6,11 +6,13 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <limits>
 #include <numeric>
 
 #include "attn/error.hpp"
 #include "attn/ops.hpp"
+#include "attn/parallel.hpp"
 
 namespace attn {
 namespace {
@@ -416,8 +418,21 @@ Trace explain(const Input& input, const Config& config) {
     }
 
     // Steps 4-9 for every head: each sees all of X, through its own slices of the weights.
-    for (std::size_t h = 0; h < config.n_heads; ++h) {
-        t.heads.push_back(run_head(t, h, input));
+    // The heads are independent, so they run side by side on the cores; an error is the
+    // lowest-numbered head's, whichever thread found it first.
+    t.heads.resize(config.n_heads);
+    std::vector<std::exception_ptr> errors(config.n_heads);
+    parallel_for(config.n_heads, [&](std::size_t h) {
+        try {
+            t.heads[h] = run_head(t, h, input);
+        } catch (...) {
+            errors[h] = std::current_exception();
+        }
+    });
+    for (const auto& error : errors) {
+        if (error) {
+            std::rethrow_exception(error);
+        }
     }
     if (config.n_heads > 1) {
         // label the full weights by head too: 1.q0, 1.q1, ..., 2.q0, ...
