@@ -14,7 +14,7 @@ _attn() {
         --mask) COMPREPLY=($(compgen -W "none causal" -- "$cur") $(compgen -f -X '!*.json' -- "$cur")); return ;;
         --positions) COMPREPLY=($(compgen -W "none sinusoidal" -- "$cur") $(compgen -f -X '!*.json' -- "$cur")); return ;;
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W "text markdown latex" -- "$cur")); return ;;
+        --format) COMPREPLY=($(compgen -W "text markdown latex none" -- "$cur")); return ;;
         --arith) COMPREPLY=($(compgen -W "exact hand" -- "$cur")); return ;;
         --layout) COMPREPLY=($(compgen -W "row col" -- "$cur")); return ;;
         --unknown) COMPREPLY=($(compgen -W "error random" -- "$cur")); return ;;
@@ -23,7 +23,7 @@ _attn() {
             examples=$(attn examples --names 2>/dev/null)
             COMPREPLY=($(compgen -W "$examples" -- "$cur") $(compgen -f -- "$cur")); return ;;
         --from|--json|--html|--svg|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --seed|--d-model|--d-k|--d-v|--heads|--head|--pad-to|--max-memory|--precision|--width|--why|--steps|--blank|--tolerance|--description)
+        --seed|--d-model|--d-k|--d-v|--heads|--head|--threads|--pad-to|--max-memory|--precision|--width|--why|--steps|--blank|--tolerance|--description)
             return ;;
     esac
     local opts
@@ -31,7 +31,7 @@ _attn() {
         explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --max-memory --lowercase
                        --chars --no-scale --arith --embeddings --weights --model --unknown --from
                        --precision --steps --layout --pause --quiet-text --color --width --ascii
-                       --json --format --svg --html --why --head --help" ;;
+                       --json --format --svg --html --why --head --stats --threads --help" ;;
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
                     --output --force --help" ;;
         worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --arith --blank --output

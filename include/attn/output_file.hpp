@@ -1,6 +1,7 @@
 #pragma once
 /// Output files that are written whole or not at all.
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -30,11 +31,14 @@ class AtomicFile {
     void commit();
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
+    /// The bytes written so far.
+    [[nodiscard]] std::size_t bytes() const noexcept { return written_; }
 
   private:
     std::string path_;
     std::string temp_path_;
     int fd_ = -1;
+    std::size_t written_ = 0;
     bool committed_ = false;
 };
 

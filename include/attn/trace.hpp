@@ -129,6 +129,10 @@ struct Step {
 /// "W_O" and "output".
 std::vector<Step> teaching_steps(const Trace& trace);
 
+/// The bytes of every number the trace holds (its matrices and mask): what --stats compares
+/// the peak memory with.
+std::size_t trace_bytes(const Trace& trace) noexcept;
+
 /// The id without its head prefix: "head2.scores" → "scores".
 std::string_view base_id(std::string_view id) noexcept;
 

@@ -1,9 +1,11 @@
 // `attn explain`: options, validation, and the run: input → Trace → text and JSON.
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <limits>
 #include <ostream>
 
@@ -15,6 +17,7 @@
 #include "attn/error.hpp"
 #include "attn/model_file.hpp"
 #include "attn/output_file.hpp"
+#include "attn/parallel.hpp"
 #include "attn/render.hpp"
 #include "cli.hpp"
 
@@ -307,8 +310,16 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
         ->type_name("FILE");
     app.add_option("--format", o.format,
                    "text (default); markdown: headings and tables to paste into notes; latex: a "
-                   "document with one bmatrix per step, for slides")
-        ->type_name("text|markdown|latex");
+                   "document with one bmatrix per step, for slides; none: no walk-through, only "
+                   "the files asked for (--json, --svg, --html), e.g. to time the computation")
+        ->type_name("text|markdown|latex|none");
+    app.add_option("--threads", o.threads,
+                   "Threads for the computation and the JSON dump (1 to 256; default: the "
+                   "cores available); the numbers are the same for any count")
+        ->type_name("N");
+    app.add_flag("--stats", o.stats,
+                 "After the run, print to stderr how long reading, computing and each output "
+                 "took, the bytes of the matrices and the peak memory");
     app.add_option("--svg", o.svg,
                    "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
                    "for slides and papers; '-' writes it to stdout instead of the walk-through")
@@ -505,6 +516,70 @@ std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
     return std::nullopt;
 }
 
+// --stats: how long each phase of a run took, its output's size, and the memory it used.
+class Stopwatch {
+  public:
+    using Clock = std::chrono::steady_clock;
+
+    // The time since the last lap (or the start), under `label`; `bytes` written, if any.
+    void lap(std::string label, std::optional<std::size_t> bytes = std::nullopt) {
+        const auto now = Clock::now();
+        laps_.push_back(
+            {std::move(label), std::chrono::duration<double>(now - last_).count(), bytes});
+        last_ = now;
+    }
+
+    [[nodiscard]] std::string report(const Trace& t) const {
+        const Config& c = t.config;
+        std::string out = fmt::format(
+            "attn: stats for {} tokens, d_model {}, {} {} (d_k {}, d_v {}), {} threads\n",
+            t.tokens.size(), c.d_model, c.n_heads, c.n_heads == 1 ? "head" : "heads", c.d_k, c.d_v,
+            worker_threads());
+        double total = 0.0;
+        for (const auto& l : laps_) {
+            total += l.seconds;
+            out += fmt::format("  {:<28} {:>9.3f} s", l.label, l.seconds);
+            if (l.bytes) {
+                out += fmt::format("  {} ({:.0f} MB/s)", human_bytes(*l.bytes),
+                                   static_cast<double>(*l.bytes) / 1e6 / std::max(l.seconds, 1e-9));
+            }
+            out += '\n';
+        }
+        out += fmt::format("  {:<28} {:>9.3f} s\n", "total", total);
+        const std::size_t matrices = trace_bytes(t);
+        out += fmt::format("  {:<28} {:>11}\n", "numbers held (the trace)", human_bytes(matrices));
+        rusage usage{};
+        if (getrusage(RUSAGE_SELF, &usage) == 0) {
+            const auto peak = static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+            out += fmt::format("  {:<28} {:>11}  ({:.2f}× the numbers held)\n", "peak memory",
+                               human_bytes(peak),
+                               static_cast<double>(peak) /
+                                   static_cast<double>(std::max<std::size_t>(matrices, 1)));
+        }
+        return out;
+    }
+
+  private:
+    static std::string human_bytes(std::size_t b) {
+        const auto x = static_cast<double>(b);
+        if (b < 1024 * 1024) {
+            return fmt::format("{:.1f} KiB", x / 1024.0);
+        }
+        if (b < std::size_t{1024} * 1024 * 1024) {
+            return fmt::format("{:.1f} MiB", x / 1048576.0);
+        }
+        return fmt::format("{:.2f} GiB", x / 1073741824.0);
+    }
+
+    struct Lap {
+        std::string label;
+        double seconds = 0.0;
+        std::optional<std::size_t> bytes;
+    };
+    Clock::time_point last_ = Clock::now();
+    std::vector<Lap> laps_;
+};
+
 int run_explain(const ExplainOptions& options, Io& io) {
     ExplainOptions o = options;
     // a name such as "this-is-book" finds the example of that name
@@ -521,12 +596,22 @@ int run_explain(const ExplainOptions& options, Io& io) {
                             "--width are fine)");
         }
     }
+    if (o.threads) {
+        if (*o.threads < 1 || *o.threads > 256) {
+            throw errors::bad_size("--threads", *o.threads, 1, 256,
+                                   "the threads to compute and write with");
+        }
+        set_worker_threads(static_cast<std::size_t>(*o.threads));
+    }
     TextStyle style = to_style(o, io);
+    Stopwatch watch;
     const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
     if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
         check_memory(loaded.config, loaded.input.tokens.size(), max_memory_of(o));
     }
+    watch.lap(o.from.empty() ? "read input" : "read " + o.from);
     const Trace trace = explain(loaded.input, loaded.config);
+    watch.lap("compute");
     if (!o.steps.empty()) {
         style.steps = select_steps(o.steps, teaching_steps(trace));
     }
@@ -548,8 +633,13 @@ int run_explain(const ExplainOptions& options, Io& io) {
         style.head = static_cast<std::size_t>(o.head);
     }
 
-    if (o.format != "text" && o.format != "markdown" && o.format != "latex") {
-        throw errors::bad_choice("--format", o.format, "text, markdown, latex");
+    if (o.format != "text" && o.format != "markdown" && o.format != "latex" && o.format != "none") {
+        throw errors::bad_choice("--format", o.format, "text, markdown, latex, none");
+    }
+    if (o.format == "none" && !o.why.empty()) {
+        throw Error(ErrorKind::usage,
+                    "--why prints worked arithmetic and --format none prints nothing, expected "
+                    "one of them");
     }
     if (static_cast<int>(o.json == "-") + static_cast<int>(o.svg == "-") +
             static_cast<int>(o.html == "-") >
@@ -567,28 +657,36 @@ int run_explain(const ExplainOptions& options, Io& io) {
         AtomicFile file(o.svg);
         file.write(render_svg(trace));
         file.commit();
+        watch.lap("write " + o.svg, file.bytes());
     }
     if (!o.html.empty() && o.html != "-") {
         AtomicFile file(o.html);
         file.write(render_html(trace, style));
         file.commit();
+        watch.lap("write " + o.html, file.bytes());
     }
     if (o.html == "-") {
         io.out << render_html(trace, style);
     } else if (o.svg == "-") {
         io.out << render_svg(trace);
     } else if (o.json == "-") {
-        render_json(trace, [&io](std::string_view piece) {
+        std::size_t bytes = 0;
+        render_json(trace, [&io, &bytes](std::string_view piece) {
             io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+            bytes += piece.size();
         });
+        watch.lap("write JSON to stdout", bytes);
     } else {
         if (!o.json.empty()) {
             AtomicFile file(o.json);
             render_json(trace, [&file](std::string_view piece) { file.write(piece); });
             file.commit();
+            watch.lap("write " + o.json, file.bytes());
         }
-        if (cells.empty() && o.pause && io.in != nullptr && io.stdin_is_terminal &&
-            io.stdout_is_terminal) {
+        if (o.format == "none") {
+            // compute and files only
+        } else if (cells.empty() && o.pause && io.in != nullptr && io.stdin_is_terminal &&
+                   io.stdout_is_terminal) {
             walk_with_pauses(render_text_pages(trace, style), style, io);
         } else if (cells.empty() && o.format == "markdown") {
             io.out << render_markdown(trace, style);
@@ -608,6 +706,9 @@ int run_explain(const ExplainOptions& options, Io& io) {
         }
     }
     io.out.flush();
+    if (o.format != "none" || o.html == "-" || o.svg == "-") {
+        watch.lap("print to stdout");
+    }
     for (const auto& warning : trace_warnings(trace)) {
         io.err << "attn: warning: " << warning << '\n';
     }
@@ -622,6 +723,9 @@ int run_explain(const ExplainOptions& options, Io& io) {
     }
     if (!o.html.empty() && o.html != "-") {
         io.err << "attn: wrote " << o.html << '\n';
+    }
+    if (o.stats) {
+        io.err << watch.report(trace);
     }
     return 0;
 }

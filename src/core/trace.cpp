@@ -181,6 +181,22 @@ std::string_view base_id(std::string_view id) noexcept {
     return id;
 }
 
+std::size_t trace_bytes(const Trace& t) noexcept {
+    const auto bytes = [](const Matrix& m) { return m.size() * sizeof(double); };
+    std::size_t total = bytes(t.x) + bytes(t.positions) + bytes(t.x_in) + bytes(t.w_q) +
+                        bytes(t.w_k) + bytes(t.w_v) + bytes(t.b_q) + bytes(t.b_k) + bytes(t.b_v) +
+                        bytes(t.concat) + bytes(t.w_o) + bytes(t.b_o) + bytes(t.output);
+    if (t.mask) {
+        total += t.mask->rows() * t.mask->cols();
+    }
+    for (const auto& h : t.heads) {
+        total += bytes(h.w_q) + bytes(h.w_k) + bytes(h.w_v) + bytes(h.q) + bytes(h.k) + bytes(h.v) +
+                 bytes(h.scores) + bytes(h.scaled_scores) + bytes(h.masked_scores) +
+                 bytes(h.attention) + bytes(h.output) + bytes(h.exact_attention);
+    }
+    return total;
+}
+
 const Head& head_of(const Trace& trace, const Step& step) {
     return trace.heads.at(step.head == 0 ? 0 : step.head - 1);
 }

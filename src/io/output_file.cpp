@@ -127,6 +127,7 @@ void AtomicFile::write(std::string_view bytes) {
             throw errors::cannot_write(path_, reason(errno));
         }
         bytes.remove_prefix(static_cast<std::size_t>(n));
+        written_ += static_cast<std::size_t>(n);
     }
 }
 

@@ -1,11 +1,15 @@
 // The JSON dump: every step of teaching_steps() with full-precision values, streamed to a
 // sink in pieces so that a dump of millions of numbers is never held whole in memory.
 // Format: docs/json-format.md.
+#include <algorithm>
 #include <cmath>
+#include <deque>
+#include <future>
 
 #include <fmt/format.h>
 
 #include "attn/ops.hpp"
+#include "attn/parallel.hpp"
 #include "attn/render.hpp"
 #include "attn/version.hpp"
 #include "json_text.hpp"
@@ -90,22 +94,79 @@ void source(JsonOut& j, const Source& s) {
     j.raw("}");
 }
 
+constexpr std::string_view row_indent = "\n        ";
+
+// The text of rows [begin, end) of a matrix step's values, each row after its separator:
+// ",\n        [1.5, -0.25]" (no comma before row 0).
+std::string format_rows(const Step& step, std::size_t begin, std::size_t end) {
+    std::string out;
+    const std::size_t cols = step.shape.cols;
+    out.resize((end - begin) * (row_indent.size() + 3 + cols * (json_text::max_number_chars + 2)));
+    char* p = out.data();
+    for (std::size_t r = begin; r < end; ++r) {
+        if (r > 0) {
+            *p++ = ',';
+        }
+        p = std::copy(row_indent.begin(), row_indent.end(), p);
+        *p++ = '[';
+        const auto row = step.matrix->row(r);
+        for (std::size_t c = 0; c < cols; ++c) {
+            if (c > 0) {
+                *p++ = ',';
+                *p++ = ' ';
+            }
+            p = json_text::write_number(p, row[c]);
+        }
+        *p++ = ']';
+    }
+    out.resize(static_cast<std::size_t>(p - out.data()));
+    return out;
+}
+
+// A matrix's values, formatted in blocks of rows on worker threads while this thread writes
+// the blocks before them, in order: the same bytes as one thread would write.
+void matrix_values(JsonOut& j, const Step& step) {
+    constexpr std::size_t numbers_per_block = std::size_t{1} << 15U;
+    const std::size_t rows = step.shape.rows;
+    const std::size_t rows_per_block =
+        std::max<std::size_t>(1, numbers_per_block / std::max<std::size_t>(1, step.shape.cols));
+    const std::size_t n_blocks = (rows + rows_per_block - 1) / rows_per_block;
+    const std::size_t threads = worker_threads();
+    if (n_blocks <= 1 || threads <= 1) {
+        for (std::size_t b = 0; b < n_blocks; ++b) {
+            j.raw(format_rows(step, b * rows_per_block, std::min(rows, (b + 1) * rows_per_block)));
+        }
+        return;
+    }
+    std::deque<std::future<std::string>> pending;
+    for (std::size_t b = 0; b < n_blocks; ++b) {
+        if (pending.size() >= threads) {
+            j.raw(pending.front().get());
+            pending.pop_front();
+        }
+        pending.push_back(std::async(std::launch::async, format_rows, std::cref(step),
+                                     b * rows_per_block, std::min(rows, (b + 1) * rows_per_block)));
+    }
+    for (auto& block : pending) {
+        j.raw(block.get());
+    }
+}
+
 void values(JsonOut& j, const Step& step) {
-    constexpr std::string_view row_indent = "\n        ";
     j.raw("[");
-    for (std::size_t r = 0; r < step.shape.rows; ++r) {
-        j.raw(r > 0 ? "," : "");
-        j.raw(row_indent);
-        if (step.kind == StepKind::mask) {
+    if (step.kind == StepKind::mask) {
+        for (std::size_t r = 0; r < step.shape.rows; ++r) {
+            j.raw(r > 0 ? "," : "");
+            j.raw(row_indent);
             j.raw("[");
             for (std::size_t c = 0; c < step.shape.cols; ++c) {
                 j.raw(c > 0 ? ", " : "");
                 j.raw(step.mask->allowed(r, c) ? "true" : "false");
             }
             j.raw("]");
-        } else {
-            number_array(j, step.matrix->row(r));
         }
+    } else {
+        matrix_values(j, step);
     }
     j.raw("\n      ]");
 }

@@ -5,6 +5,8 @@
 
 #include "attn/attention.hpp"
 #include "attn/error.hpp"
+#include "attn/parallel.hpp"
+#include "attn/trace.hpp"
 #include "cli.hpp"
 
 namespace {
@@ -221,4 +223,42 @@ TEST_CASE("cli: colour depth from COLORTERM", "[cli][color]") {
         run({"explain", "This is book", "--steps", "weights", "--color", "never", "--ascii"});
     CHECK(ascii.out.find("shade") == std::string::npos);
     CHECK(ascii.out.find("\x1b[") == std::string::npos);
+}
+
+TEST_CASE("cli: --format none prints no walk-through but still writes the files", "[cli]") {
+    const auto r = run({"explain", "This is book", "--format", "none", "--json", "-"});
+    REQUIRE(r.code == 0);
+    CHECK(nlohmann::json::parse(r.out).at("tokens").size() == 3);
+    const auto quiet = run({"explain", "This is book", "--format", "none"});
+    CHECK(quiet.code == 0);
+    CHECK(quiet.out.empty());
+    CHECK(quiet.err.empty());
+    const auto why = run({"explain", "This is book", "--format", "none", "--why", "scores[0,0]"});
+    CHECK(why.code == 2);
+    CHECK_THAT(why.err, Catch::Contains("--format none prints nothing, expected one of them"));
+}
+
+TEST_CASE("cli: --stats reports each phase, the numbers held and the peak memory", "[cli]") {
+    const auto r =
+        run({"explain", "This is book", "--format", "none", "--stats", "--threads", "2"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::StartsWith("attn: stats for 3 tokens, d_model 5, 1 head (d_k 3, d_v "
+                                        "3), 2 threads\n"));
+    for (const char* line : {"  read input ", "  compute ", "  total ", "  peak memory "}) {
+        CHECK_THAT(r.err, Catch::Contains(line));
+    }
+    // X and X′ 3×5, W_Q, W_K, W_V 5×3 and the head's slices of them, Q, K, V, S, S′, A 3×3,
+    // Z 3×3 and the output 3×3 (a copy of Z): (2·15 + 6·15 + 3·9 + 3·9 + 9 + 9) · 8 bytes
+    CHECK(attn::trace_bytes(
+              attn::explain(attn::seeded_input("This is book", attn::Config{}), attn::Config{})) ==
+          (15 + 15 + 6 * 15 + 3 * 9 + 3 * 9 + 9 + 9) * 8);
+    CHECK_THAT(r.err, Catch::Contains("numbers held (the trace)"));
+    attn::set_worker_threads(0);
+}
+
+TEST_CASE("cli: --threads must be from 1 to 256", "[cli]") {
+    const auto r = run({"explain", "This is book", "--threads", "0"});
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--threads is 0, expected a whole number from 1 to 256"));
 }
