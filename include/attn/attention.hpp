@@ -43,6 +43,15 @@ inline constexpr std::size_t default_max_memory = std::size_t{4} << 30U;
 /// Throws attn::Error for bad sizes, invalid UTF-8 or an empty sentence.
 Input seeded_input(std::string_view sentence, const Config& config);
 
+/// What seeded_input seeds: the parts that no file gives (seeding 2048 vectors only to
+/// replace them with a file's would be wasted work).
+struct SeedParts {
+    bool embeddings = true;
+    bool weights = true;
+};
+/// seeded_input, seeding only `parts`; the other numbers are left empty for the caller.
+Input seeded_input(std::string_view sentence, const Config& config, SeedParts parts);
+
 /// Runs single-head self-attention on `input`, recording every step.
 /// Throws attn::Error when the shapes of the input do not fit together.
 ///

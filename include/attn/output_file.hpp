@@ -39,6 +39,7 @@ class AtomicFile {
     std::string temp_path_;
     int fd_ = -1;
     std::size_t written_ = 0;
+    std::size_t flushed_ = 0;  ///< bytes handed to the disk early (sync_file_range)
     bool committed_ = false;
 };
 

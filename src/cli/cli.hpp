@@ -65,13 +65,13 @@ struct ExplainOptions {
     std::string color = "auto";
     int width = 0;  ///< 0: the terminal's width, else $COLUMNS, else 80
     bool ascii = false;
-    std::string json;             ///< a path, "-" for stdout, empty for none
-    std::string format = "text";  ///< text, markdown, latex, or none (no walk-through)
-    bool stats = false;           ///< print timings and memory to stderr
+    std::string json;                  ///< a path, "-" for stdout, empty for none
+    std::string format = "text";       ///< text, markdown, latex, or none (no walk-through)
+    bool stats = false;                ///< print timings and memory to stderr
     std::optional<long long> threads;  ///< threads to compute and write with; unset: cores
-    std::string max_memory;       ///< e.g. "4G"; empty: the default
-    std::string svg;              ///< a path for the attention heatmap; "-" for stdout
-    std::string html;             ///< a path for the HTML report; "-" for stdout
+    std::string max_memory;            ///< e.g. "4G"; empty: the default
+    std::string svg;                   ///< a path for the attention heatmap; "-" for stdout
+    std::string html;                  ///< a path for the HTML report; "-" for stdout
 };
 
 /// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.

@@ -339,6 +339,10 @@ void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) 
 }
 
 Input seeded_input(std::string_view sentence, const Config& config) {
+    return seeded_input(sentence, config, SeedParts{});
+}
+
+Input seeded_input(std::string_view sentence, const Config& config, SeedParts parts) {
     validate(config);
     Input in;
     in.sentence = std::string(sentence);
@@ -350,13 +354,18 @@ Input seeded_input(std::string_view sentence, const Config& config) {
     for (std::size_t i = 0; i < config.n_pad; ++i) {
         in.tokens.emplace_back(pad_token);
     }
-    in.x = seeded_embeddings(in.tokens, config.d_model, config.seed, config.arith == Arith::hand);
-    for (std::size_t i = in.tokens.size() - config.n_pad; i < in.tokens.size(); ++i) {
-        for (double& value : in.x.row(i)) {
-            value = 0.0;  // padding carries no information: a zero vector
+    if (parts.embeddings) {
+        in.x =
+            seeded_embeddings(in.tokens, config.d_model, config.seed, config.arith == Arith::hand);
+        for (std::size_t i = in.tokens.size() - config.n_pad; i < in.tokens.size(); ++i) {
+            for (double& value : in.x.row(i)) {
+                value = 0.0;  // padding carries no information: a zero vector
+            }
         }
     }
-    in.weights = seeded_weights(config);
+    if (parts.weights) {
+        in.weights = seeded_weights(config);
+    }
     if (config.positions == PositionKind::sinusoidal) {
         in.positions = sinusoidal_positions(in.tokens.size(), config.d_model);
     }

@@ -875,7 +875,8 @@ Loaded load_input(const InputSpec& spec) {
     check_memory(c, n_real + c.n_pad, spec.max_memory);  // before anything large is allocated
 
     Input& in = out.input;
-    in = seeded_input(sentence, c);  // tokens, and seeded numbers for what no file gives
+    // tokens, and seeded numbers for what no file gives
+    in = seeded_input(sentence, c, SeedParts{.embeddings = !table, .weights = !weights});
     if (model && model->description) {
         in.description = *model->description;
     }

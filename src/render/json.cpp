@@ -3,8 +3,12 @@
 // Format: docs/json-format.md.
 #include <algorithm>
 #include <cmath>
-#include <deque>
-#include <future>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -28,6 +32,11 @@ class JsonOut {
     ~JsonOut() = default;
 
     void raw(std::string_view s) {
+        if (s.size() >= chunk) {  // a large piece goes to the sink as it is, not copied
+            flush();
+            sink_(s);
+            return;
+        }
         buf_ += s;
         if (buf_.size() >= chunk) {
             flush();
@@ -96,13 +105,17 @@ void source(JsonOut& j, const Source& s) {
 
 constexpr std::string_view row_indent = "\n        ";
 
-// The text of rows [begin, end) of a matrix step's values, each row after its separator:
-// ",\n        [1.5, -0.25]" (no comma before row 0).
-std::string format_rows(const Step& step, std::size_t begin, std::size_t end) {
-    std::string out;
+// Room for the text of `rows` rows of `cols` numbers in format_rows.
+std::size_t room_for(std::size_t rows, std::size_t cols) {
+    return rows * (row_indent.size() + 3 + cols * (json_text::max_number_chars + 2));
+}
+
+// Writes the text of rows [begin, end) of a matrix step's values at `out` (room_for them),
+// each row after its separator: ",\n        [1.5, -0.25]" (no comma before row 0); returns
+// the length.
+std::size_t format_rows(const Step& step, std::size_t begin, std::size_t end, char* out) {
     const std::size_t cols = step.shape.cols;
-    out.resize((end - begin) * (row_indent.size() + 3 + cols * (json_text::max_number_chars + 2)));
-    char* p = out.data();
+    char* p = out;
     for (std::size_t r = begin; r < end; ++r) {
         if (r > 0) {
             *p++ = ',';
@@ -119,36 +132,98 @@ std::string format_rows(const Step& step, std::size_t begin, std::size_t end) {
         }
         *p++ = ']';
     }
-    out.resize(static_cast<std::size_t>(p - out.data()));
-    return out;
+    return static_cast<std::size_t>(p - out);
 }
 
 // A matrix's values, formatted in blocks of rows on worker threads while this thread writes
-// the blocks before them, in order: the same bytes as one thread would write.
+// the finished blocks in order: the same bytes as one thread would write.
+//
+// Block b is formatted by worker b mod W into slot b mod 2W, so each worker has a block
+// ahead to go on with while this thread writes; a slot is reused (never zeroed) once its
+// block is written. Waiting is on a condition variable, which sleeps (a spinning wait would
+// take a core from the workers). If writing fails (a full disk), the workers are told to
+// stop before the error goes on.
 void matrix_values(JsonOut& j, const Step& step) {
     constexpr std::size_t numbers_per_block = std::size_t{1} << 15U;
     const std::size_t rows = step.shape.rows;
+    const std::size_t cols = step.shape.cols;
     const std::size_t rows_per_block =
-        std::max<std::size_t>(1, numbers_per_block / std::max<std::size_t>(1, step.shape.cols));
+        std::max<std::size_t>(1, numbers_per_block / std::max<std::size_t>(1, cols));
     const std::size_t n_blocks = (rows + rows_per_block - 1) / rows_per_block;
-    const std::size_t threads = worker_threads();
-    if (n_blocks <= 1 || threads <= 1) {
+    const std::size_t room = room_for(rows_per_block, cols);
+    const auto format_block = [&](std::size_t b, char* out) {
+        return format_rows(step, b * rows_per_block, std::min(rows, (b + 1) * rows_per_block), out);
+    };
+    const std::size_t n_workers = std::min(worker_threads(), n_blocks);
+    if (n_workers <= 1) {
+        const auto buffer = std::make_unique_for_overwrite<char[]>(room);
         for (std::size_t b = 0; b < n_blocks; ++b) {
-            j.raw(format_rows(step, b * rows_per_block, std::min(rows, (b + 1) * rows_per_block)));
+            j.raw({buffer.get(), format_block(b, buffer.get())});
         }
         return;
     }
-    std::deque<std::future<std::string>> pending;
-    for (std::size_t b = 0; b < n_blocks; ++b) {
-        if (pending.size() >= threads) {
-            j.raw(pending.front().get());
-            pending.pop_front();
-        }
-        pending.push_back(std::async(std::launch::async, format_rows, std::cref(step),
-                                     b * rows_per_block, std::min(rows, (b + 1) * rows_per_block)));
+    struct Slot {
+        std::unique_ptr<char[]> text;
+        std::size_t length = 0;
+        std::size_t block = 0;  // the block it holds or will hold next
+        bool filled = false;
+    };
+    const std::size_t n_slots = 2 * n_workers;
+    std::vector<Slot> slots(n_slots);
+    for (std::size_t s = 0; s < n_slots; ++s) {
+        slots[s].text = std::make_unique_for_overwrite<char[]>(room);
+        slots[s].block = s;
     }
-    for (auto& block : pending) {
-        j.raw(block.get());
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool stop = false;
+    {
+        std::vector<std::jthread> workers;
+        workers.reserve(n_workers);
+        for (std::size_t w = 0; w < n_workers; ++w) {
+            workers.emplace_back([&, w] {
+                for (std::size_t b = w; b < n_blocks; b += n_workers) {
+                    Slot& slot = slots[b % n_slots];
+                    {
+                        std::unique_lock lock(mutex);
+                        changed.wait(lock, [&] { return stop || slot.block == b; });
+                        if (stop) {
+                            return;
+                        }
+                    }
+                    const std::size_t length = format_block(b, slot.text.get());
+                    {
+                        const std::lock_guard lock(mutex);
+                        slot.length = length;
+                        slot.filled = true;
+                    }
+                    changed.notify_all();
+                }
+            });
+        }
+        try {
+            for (std::size_t b = 0; b < n_blocks; ++b) {
+                Slot& slot = slots[b % n_slots];
+                {
+                    std::unique_lock lock(mutex);
+                    changed.wait(lock, [&] { return slot.filled; });
+                }
+                j.raw({slot.text.get(), slot.length});
+                {
+                    const std::lock_guard lock(mutex);
+                    slot.filled = false;
+                    slot.block = b + n_slots;
+                }
+                changed.notify_all();
+            }
+        } catch (...) {
+            {
+                const std::lock_guard lock(mutex);
+                stop = true;
+            }
+            changed.notify_all();
+            throw;  // the workers are joined first, as `workers` goes out of scope
+        }
     }
 }
 
