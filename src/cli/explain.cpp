@@ -550,7 +550,9 @@ class Stopwatch {
         out += fmt::format("  {:<28} {:>11}\n", "numbers held (the trace)", human_bytes(matrices));
         rusage usage{};
         if (getrusage(RUSAGE_SELF, &usage) == 0) {
-            const auto peak = static_cast<std::size_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+            // KiB on Linux; glibc declares the fields of rusage inside unions
+            // NOLINTNEXTLINE(cppcoreguidelines-pro-type-union-access)
+            const auto peak = static_cast<std::size_t>(usage.ru_maxrss) * 1024;
             out += fmt::format("  {:<28} {:>11}  ({:.2f}× the numbers held)\n", "peak memory",
                                human_bytes(peak),
                                static_cast<double>(peak) /
@@ -561,11 +563,12 @@ class Stopwatch {
 
   private:
     static std::string human_bytes(std::size_t b) {
+        constexpr std::size_t kib = 1024;
         const auto x = static_cast<double>(b);
-        if (b < 1024 * 1024) {
+        if (b < kib * kib) {
             return fmt::format("{:.1f} KiB", x / 1024.0);
         }
-        if (b < std::size_t{1024} * 1024 * 1024) {
+        if (b < kib * kib * kib) {
             return fmt::format("{:.1f} MiB", x / 1048576.0);
         }
         return fmt::format("{:.2f} GiB", x / 1073741824.0);

@@ -107,8 +107,8 @@ void block_full(const double* a, const double* b, double* c, std::size_t p, std:
         }
     }
     for (std::size_t r = 0; r < kRows; ++r) {
-        std::memcpy(c + (i0 + r) * m + j0, &acc[r][0], sizeof(Vec));
-        std::memcpy(c + (i0 + r) * m + j0 + kLanes, &acc[r][1], sizeof(Vec));
+        std::memcpy(c + (i0 + r) * m + j0, acc[r].data(), sizeof(Vec));
+        std::memcpy(c + (i0 + r) * m + j0 + kLanes, acc[r].data() + 1, sizeof(Vec));
     }
 }
 

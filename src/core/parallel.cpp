@@ -13,10 +13,13 @@
 namespace attn {
 namespace {
 
+// --threads, or 0 for the cores: set once by the command line, read by every loop
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
 std::atomic<std::size_t> chosen_threads{0};
 
 // True on a thread that is running a parallel_for item: a loop nested in it runs serially
 // on that thread, so the cores are shared by the outer loop alone.
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables)
 thread_local bool inside_parallel_loop = false;
 
 // Sets inside_parallel_loop for the life of a scope.

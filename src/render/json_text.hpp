@@ -86,17 +86,17 @@ inline char* write_number(char* p, double x) {
     // digits[15, 32): eight groups of two digits and one digit, each found with a short chain
     // of multiplications rather than one long chain of divisions. The bytes after them are
     // there so that the fixed-size copies below stay inside.
-    static constexpr char pairs[] =
+    static constexpr std::string_view pairs =
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
         "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
         "8081828384858687888990919293949596979899";
     const auto put_eight = [](char* to, std::uint32_t v) {  // v < 10^8, as 8 digits
         const std::uint32_t high = v / 10000;
         const std::uint32_t low = v % 10000;
-        std::memcpy(to, pairs + static_cast<std::size_t>(high / 100) * 2, 2);
-        std::memcpy(to + 2, pairs + static_cast<std::size_t>(high % 100) * 2, 2);
-        std::memcpy(to + 4, pairs + static_cast<std::size_t>(low / 100) * 2, 2);
-        std::memcpy(to + 6, pairs + static_cast<std::size_t>(low % 100) * 2, 2);
+        std::memcpy(to, pairs.data() + static_cast<std::size_t>(high / 100) * 2, 2);
+        std::memcpy(to + 2, pairs.data() + static_cast<std::size_t>(high % 100) * 2, 2);
+        std::memcpy(to + 4, pairs.data() + static_cast<std::size_t>(low / 100) * 2, 2);
+        std::memcpy(to + 6, pairs.data() + static_cast<std::size_t>(low % 100) * 2, 2);
     };
     std::array<char, 64> digits{};
     char* const end = digits.data() + 32;
@@ -143,7 +143,7 @@ inline char* write_number(char* p, double x) {
         if (e >= 100) {
             *p++ = static_cast<char>('0' + e / 100);
         }
-        std::memcpy(p, pairs + static_cast<std::size_t>(e % 100) * 2, 2);
+        std::memcpy(p, pairs.data() + static_cast<std::size_t>(e % 100) * 2, 2);
         return p + 2;
     }
     if (exponent >= 0) {  // 1234e2 -> 123400 (at most 16 characters)
@@ -162,7 +162,8 @@ inline char* write_number(char* p, double x) {
         return p + n + 1;
     }
     // 1234e-6 -> 0.001234: at most three zeros after the point (x >= 10^-4)
-    std::memcpy(p, "0.000", 5);
+    constexpr std::string_view zeros = "0.000";
+    std::copy(zeros.begin(), zeros.end(), p);
     p += 2 - integer_digits;
     std::memcpy(p, first, 17);
     return p + n;
