@@ -72,10 +72,18 @@ class Parser {
         ++pos_;
     }
 
+    // advance() over a character known to be ASCII and not a newline: a digit, a sign
+    void step() {
+        ++pos_;
+        ++column_;
+    }
+
     void skip_space() {
         while (!at_end()) {
             const char c = peek();
-            if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            if (c == ' ' || c == '\t' || c == '\r') {
+                step();
+            } else if (c == '\n') {
                 advance();
             } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
                 while (!at_end() && peek() != '\n') {
@@ -354,13 +362,13 @@ class Parser {
         const auto digits = [this] {
             std::size_t n = 0;
             while (!at_end() && peek() >= '0' && peek() <= '9') {
-                advance();
+                step();
                 ++n;
             }
             return n;
         };
         if (peek() == '-') {
-            advance();
+            step();
         }
         const std::size_t int_begin = pos_;
         const std::size_t n_int = digits();
@@ -372,17 +380,17 @@ class Parser {
         }
         bool negative_exponent = false;
         if (!at_end() && peek() == '.') {
-            advance();
+            step();
             if (digits() == 0) {
                 fail(at_end() ? "the end of the file" : shown(peek()),
                      "a digit after the decimal point");
             }
         }
         if (!at_end() && (peek() == 'e' || peek() == 'E')) {
-            advance();
+            step();
             if (!at_end() && (peek() == '+' || peek() == '-')) {
                 negative_exponent = peek() == '-';
-                advance();
+                step();
             }
             if (digits() == 0) {
                 fail(at_end() ? "the end of the file" : shown(peek()), "a digit in the exponent");
