@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -261,4 +262,20 @@ TEST_CASE("cli: --threads must be from 1 to 256", "[cli]") {
     const auto r = run({"explain", "This is book", "--threads", "0"});
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("--threads is 0, expected a whole number from 1 to 256"));
+}
+
+TEST_CASE("cli: a 2000-token walk-through stays readable: long lists and matrices are elided",
+          "[cli]") {
+    std::string sentence;
+    for (int i = 0; i < 2000; ++i) {
+        sentence += "w" + std::to_string(i % 37) + " ";
+    }
+    const auto r = run({"explain", sentence, "--color", "never"});
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("2000 tokens"));
+    CHECK_THAT(r.out, Catch::Contains("(tokens 50 to 1989 of 2000 not shown)"));
+    CHECK_THAT(r.out, Catch::Contains("(rows 10 to 1989 of 2000 not shown)"));
+    // a screenful or so per step, not 2000 lines per matrix
+    const auto lines = std::count(r.out.begin(), r.out.end(), '\n');
+    CHECK(lines < 400);
 }
