@@ -532,9 +532,9 @@ class Stopwatch {
     [[nodiscard]] std::string report(const Trace& t) const {
         const Config& c = t.config;
         std::string out = fmt::format(
-            "attn: stats for {} tokens, d_model {}, {} {} (d_k {}, d_v {}), {} threads\n",
+            "attn: stats for {} tokens, d_model {}, {} {} (d_k {}, d_v {}), {} {}\n",
             t.tokens.size(), c.d_model, c.n_heads, c.n_heads == 1 ? "head" : "heads", c.d_k, c.d_v,
-            worker_threads());
+            worker_threads(), worker_threads() == 1 ? "thread" : "threads");
         double total = 0.0;
         for (const auto& l : laps_) {
             total += l.seconds;
@@ -599,6 +599,15 @@ int run_explain(const ExplainOptions& options, Io& io) {
                             "--width are fine)");
         }
     }
+    // checked before the work starts: a typo should not cost a long computation first
+    if (o.format != "text" && o.format != "markdown" && o.format != "latex" && o.format != "none") {
+        throw errors::bad_choice("--format", o.format, "text, markdown, latex, none");
+    }
+    if (o.format == "none" && !o.why.empty()) {
+        throw Error(ErrorKind::usage,
+                    "--why prints worked arithmetic and --format none prints nothing, expected "
+                    "one of them");
+    }
     if (o.threads) {
         if (*o.threads < 1 || *o.threads > 256) {
             throw errors::bad_size("--threads", *o.threads, 1, 256,
@@ -636,14 +645,6 @@ int run_explain(const ExplainOptions& options, Io& io) {
         style.head = static_cast<std::size_t>(o.head);
     }
 
-    if (o.format != "text" && o.format != "markdown" && o.format != "latex" && o.format != "none") {
-        throw errors::bad_choice("--format", o.format, "text, markdown, latex, none");
-    }
-    if (o.format == "none" && !o.why.empty()) {
-        throw Error(ErrorKind::usage,
-                    "--why prints worked arithmetic and --format none prints nothing, expected "
-                    "one of them");
-    }
     if (static_cast<int>(o.json == "-") + static_cast<int>(o.svg == "-") +
             static_cast<int>(o.html == "-") >
         1) {

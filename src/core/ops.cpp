@@ -89,7 +89,9 @@ constexpr std::size_t kCols = 2 * kLanes;  // columns of b (and c) per register 
 using Vec = double __attribute__((vector_size(kLanes * sizeof(double))));
 
 // c rows [i0, i0 + kRows) × columns [j0, j0 + kCols) of a (n, p) · b (p, m), all row-major.
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(ATTN_NO_CLONES)
+// The resolver that picks a clone runs while the program is loaded, before a sanitizer's
+// runtime has started, so the AddressSanitizer build compiles the portable version only.
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 void block_full(const double* a, const double* b, double* c, std::size_t p, std::size_t m,

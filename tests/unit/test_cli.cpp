@@ -255,6 +255,9 @@ TEST_CASE("cli: --stats reports each phase, the numbers held and the peak memory
               attn::explain(attn::seeded_input("This is book", attn::Config{}), attn::Config{})) ==
           (15 + 15 + 6 * 15 + 3 * 9 + 3 * 9 + 9 + 9) * 8);
     CHECK_THAT(r.err, Catch::Contains("numbers held (the trace)"));
+    const auto one =
+        run({"explain", "This is book", "--format", "none", "--stats", "--threads", "1"});
+    CHECK_THAT(one.err, Catch::Contains("(d_k 3, d_v 3), 1 thread\n"));
     attn::set_worker_threads(0);
 }
 

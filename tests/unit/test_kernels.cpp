@@ -155,3 +155,30 @@ TEST_CASE("an error in one head is the lowest-numbered head's, whatever the thre
         CHECK_THROWS_WITH(attn::explain(in, c), Catch::StartsWith("head 2: "));
     }
 }
+
+TEST_CASE("a sink that fails in the middle of a large matrix stops the dump's workers",
+          "[kernels]") {
+    const Threads use(2);
+    attn::Config c;
+    c.d_model = 4;
+    std::string sentence;
+    for (int i = 0; i < 600; ++i) {
+        sentence += "w" + std::to_string(i % 50) + " ";
+    }
+    const auto trace = attn::explain(attn::seeded_input(sentence, c), c);
+    // the scores (600×600) are formatted in several blocks on two workers; fail inside them
+    for (const std::size_t limit : {std::size_t{200000}, std::size_t{2000000}}) {
+        std::size_t written = 0;
+        const attn::Sink failing = [&](std::string_view piece) {
+            written += piece.size();
+            if (written > limit) {
+                throw std::runtime_error("disk full");
+            }
+        };
+        CHECK_THROWS_WITH(attn::render_json(trace, failing), "disk full");
+    }
+    // and the same trace still dumps whole afterwards, the same as with one thread
+    const std::string two = attn::render_json(trace);
+    attn::set_worker_threads(1);
+    CHECK(attn::render_json(trace) == two);
+}
