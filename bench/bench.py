@@ -143,7 +143,7 @@ def check(model_path, attn_dump, torch_ok):
     torch_worst = None
     if torch_ok:
         import reference_torch
-        theirs = reference_steps(reference_torch.to_lists(reference_torch.attention(model)))
+        theirs = reference_steps(reference_numpy.to_lists(reference_torch.attention(model)))
         torch_worst = max(relative_difference(np.array(theirs[k]), ref[k]) for k in ref)
     return worst, len(compared), torch_worst
 

@@ -57,30 +57,32 @@ def attention(model):
 
 
 def to_lists(steps):
+    """Arrays (numpy's or torch's) as nested lists, for json.dump."""
     if isinstance(steps, dict):
         return {k: to_lists(v) for k, v in steps.items()}
-    if isinstance(steps, np.ndarray):
+    if hasattr(steps, "tolist"):
         return steps.tolist()
     return steps
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run(attention, description):
+    """The command line shared by the references: compute with `attention`, then dump."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("model", help="an attn model file")
     parser.add_argument("--json", help="dump every intermediate to this file")
     parser.add_argument("--no-dump", action="store_true", help="compute only; print the seconds")
     args = parser.parse_args()
+    if not args.no_dump and not args.json:
+        parser.error("give --json FILE or --no-dump")
     model = read_model(args.model)
     start = time.perf_counter()
     steps = attention(model)
     math = time.perf_counter() - start
-    if args.no_dump:
-        print(f"math {math:.6f} s", file=sys.stderr)
-        return
-    with open(args.json, "w", encoding="utf-8") as f:
-        json.dump(to_lists(steps), f)
+    if not args.no_dump:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(to_lists(steps), f)
     print(f"math {math:.6f} s", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    main()
+    run(attention, __doc__.splitlines()[0])

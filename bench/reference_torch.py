@@ -5,14 +5,9 @@ The same steps as reference_numpy.py with torch tensors (the products are those 
 nn.MultiheadAttention with need_weights=True and average_attn_weights=False), dumped with
 json.dump, or with --no-dump only computed. Run it with Debian's python3 and python3-torch.
 """
-import argparse
-import json
-import sys
-import time
-
 import torch
 
-from reference_numpy import read_model
+from reference_numpy import read_model, run
 
 
 def attention(model):
@@ -50,29 +45,5 @@ def attention(model):
     return steps
 
 
-def to_lists(steps):
-    if isinstance(steps, dict):
-        return {k: to_lists(v) for k, v in steps.items()}
-    if isinstance(steps, torch.Tensor):
-        return steps.tolist()
-    return steps
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", help="an attn model file")
-    parser.add_argument("--json", help="dump every intermediate to this file")
-    parser.add_argument("--no-dump", action="store_true", help="compute only; print the seconds")
-    args = parser.parse_args()
-    model = read_model(args.model)
-    start = time.perf_counter()
-    steps = attention(model)
-    math = time.perf_counter() - start
-    if not args.no_dump:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(to_lists(steps), f)
-    print(f"math {math:.6f} s", file=sys.stderr)
-
-
 if __name__ == "__main__":
-    main()
+    run(attention, __doc__.splitlines()[0])

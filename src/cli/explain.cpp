@@ -553,10 +553,12 @@ class Stopwatch {
             // KiB on Linux; glibc declares the fields of rusage inside unions
             // NOLINTNEXTLINE(cppcoreguidelines-pro-type-union-access)
             const auto peak = static_cast<std::size_t>(usage.ru_maxrss) * 1024;
-            out += fmt::format("  {:<28} {:>11}  ({:.2f}× the numbers held)\n", "peak memory",
-                               human_bytes(peak),
-                               static_cast<double>(peak) /
-                                   static_cast<double>(std::max<std::size_t>(matrices, 1)));
+            out += fmt::format("  {:<28} {:>11}", "peak memory", human_bytes(peak));
+            if (matrices >= (std::size_t{1} << 20U)) {  // below, the program itself dominates
+                out += fmt::format("  ({:.2f}× the numbers held)",
+                                   static_cast<double>(peak) / static_cast<double>(matrices));
+            }
+            out += '\n';
         }
         return out;
     }
