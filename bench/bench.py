@@ -159,7 +159,7 @@ def machine():
     return f"{cpu}, {len(os.sched_getaffinity(0))} cores, {mem:.0f} GiB, {platform.platform()}"
 
 
-def versions(attn, torch_ok):
+def versions(torch_ok):
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or "unknown"
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
@@ -210,7 +210,7 @@ def main():
 
     print(f"# attn benchmark, {datetime.date.today()}")
     print(f"machine: {machine()}")
-    print(f"versions: {versions(args.attn, torch_ok)}")
+    print(f"versions: {versions(torch_ok)}")
     print(f"runs: median of {args.runs} interleaved runs per tool after one warm-up"
           f"{' (--quick sizes)' if args.quick else ''}\n")
     print("| case | tokens, d_model, heads | tool | median s | peak MiB | attn is × faster "

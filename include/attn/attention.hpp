@@ -35,6 +35,9 @@ std::size_t estimate_bytes(const Config& config, std::size_t n_tokens) noexcept;
 /// `n_tokens` tokens would need more than `max_bytes`.
 void check_memory(const Config& config, std::size_t n_tokens, std::size_t max_bytes);
 
+/// A size as people write it: "2112 bytes", "800 KiB", "3.2 MiB", "1.5 GiB".
+std::string human_bytes(std::size_t bytes);
+
 /// The default of --max-memory: 4 GiB.
 inline constexpr std::size_t default_max_memory = std::size_t{4} << 30U;
 

@@ -564,18 +564,6 @@ class Stopwatch {
     }
 
   private:
-    static std::string human_bytes(std::size_t b) {
-        constexpr std::size_t kib = 1024;
-        const auto x = static_cast<double>(b);
-        if (b < kib * kib) {
-            return fmt::format("{:.1f} KiB", x / 1024.0);
-        }
-        if (b < kib * kib * kib) {
-            return fmt::format("{:.1f} MiB", x / 1048576.0);
-        }
-        return fmt::format("{:.2f} GiB", x / 1073741824.0);
-    }
-
     struct Lap {
         std::string label;
         double seconds = 0.0;
@@ -712,8 +700,8 @@ int run_explain(const ExplainOptions& options, Io& io) {
         }
     }
     io.out.flush();
-    if (o.format != "none" || o.html == "-" || o.svg == "-") {
-        watch.lap("print to stdout");
+    if (o.html == "-" || o.svg == "-" || (o.json != "-" && o.format != "none")) {
+        watch.lap("print to stdout");  // (a dump to stdout has its own lap above)
     }
     for (const auto& warning : trace_warnings(trace)) {
         io.err << "attn: warning: " << warning << '\n';

@@ -300,26 +300,26 @@ std::size_t estimate_bytes(const Config& c, std::size_t n_tokens) noexcept {
                          : static_cast<std::size_t>(bytes);
 }
 
+std::string human_bytes(std::size_t b) {
+    const auto x = static_cast<double>(b);
+    std::array<char, 32> text{};
+    if (b < (std::size_t{1} << 16U)) {
+        (void)std::snprintf(text.data(), text.size(), "%zu bytes", b);
+    } else if (b < (std::size_t{1} << 20U)) {
+        (void)std::snprintf(text.data(), text.size(), "%.0f KiB", std::ceil(x / 1024.0));
+    } else if (b < (std::size_t{1} << 30U)) {
+        (void)std::snprintf(text.data(), text.size(), "%.1f MiB", x / 1048576.0);
+    } else {
+        (void)std::snprintf(text.data(), text.size(), "%.1f GiB", x / 1073741824.0);
+    }
+    return {text.data()};
+}
+
 void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) {
     const std::size_t need = estimate_bytes(c, n_tokens);
     if (need <= max_bytes) {
         return;
     }
-    // Sizes as people write them: 2112 bytes, 800 KiB, 3.2 MiB, 1.5 GiB.
-    const auto human = [](std::size_t b) {
-        const auto x = static_cast<double>(b);
-        std::array<char, 32> text{};
-        if (b < (std::size_t{1} << 16U)) {
-            (void)std::snprintf(text.data(), text.size(), "%zu bytes", b);
-        } else if (b < (std::size_t{1} << 20U)) {
-            (void)std::snprintf(text.data(), text.size(), "%.0f KiB", std::ceil(x / 1024.0));
-        } else if (b < (std::size_t{1} << 30U)) {
-            (void)std::snprintf(text.data(), text.size(), "%.1f MiB", x / 1048576.0);
-        } else {
-            (void)std::snprintf(text.data(), text.size(), "%.1f GiB", x / 1073741824.0);
-        }
-        return std::string(text.data());
-    };
     // A --max-memory that would let this run: the need, rounded up to whole MiB or GiB.
     const auto enough = [](std::size_t b) {
         const double x = static_cast<double>(b);
@@ -328,11 +328,11 @@ void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) 
                    : std::to_string(static_cast<long long>(std::ceil(x / 1073741824.0))) + "G";
     };
     throw Error(ErrorKind::usage,
-                "this run needs about " + human(need) + " for its matrices (" +
+                "this run needs about " + human_bytes(need) + " for its matrices (" +
                     std::to_string(n_tokens) + (n_tokens == 1 ? " token" : " tokens") +
                     ", d_model " + std::to_string(c.d_model) + ", " + std::to_string(c.n_heads) +
                     (c.n_heads == 1 ? " head" : " heads") + "), more than --max-memory " +
-                    human(max_bytes) +
+                    human_bytes(max_bytes) +
                     "\n  hint: use a shorter sentence, a smaller --d-model or fewer --heads, or "
                     "raise the limit (--max-memory " +
                     enough(need) + ")");

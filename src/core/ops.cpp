@@ -23,13 +23,29 @@ Matrix::Matrix(std::initializer_list<std::initializer_list<double>> rows)
     }
 }
 
-// ---- Reference kernels: the arithmetic exactly as the lesson writes it. ----------------
+namespace {
 
-Matrix matmul_reference(const Matrix& a, const Matrix& b) {
+// The inner sizes of a · b, and of a · bᵀ, must agree.
+void check_product(const Matrix& a, const Matrix& b) {
     if (a.cols() != b.rows()) {
         throw errors::shape_mismatch("matrix product", "left", a.rows(), a.cols(), "right",
                                      b.rows(), b.cols());
     }
+}
+
+void check_product_transposed(const Matrix& a, const Matrix& b) {
+    if (a.cols() != b.cols()) {
+        throw errors::shape_mismatch("matrix product with a transpose", "left", a.rows(), a.cols(),
+                                     "right (before transposing)", b.rows(), b.cols());
+    }
+}
+
+}  // namespace
+
+// ---- Reference kernels: the arithmetic exactly as the lesson writes it. ----------------
+
+Matrix matmul_reference(const Matrix& a, const Matrix& b) {
+    check_product(a, b);
     // c (n, m) = a (n, p) · b (p, m); loop order i-k-j walks b and c row by row. Each cell
     // starts at 0 and adds a(i, k) · b(k, j) for k = 0, 1, ..., p - 1, in that order.
     Matrix c(a.rows(), b.cols());
@@ -47,10 +63,7 @@ Matrix matmul_reference(const Matrix& a, const Matrix& b) {
 }
 
 Matrix matmul_transposed_reference(const Matrix& a, const Matrix& b) {
-    if (a.cols() != b.cols()) {
-        throw errors::shape_mismatch("matrix product with a transpose", "left", a.rows(), a.cols(),
-                                     "right (before transposing)", b.rows(), b.cols());
-    }
+    check_product_transposed(a, b);
     // c (n, m) = a (n, p) · bᵀ (p, m): each cell is the dot product of a row of a and a row
     // of b, summed left to right so that it equals the worked arithmetic term by term.
     Matrix c(a.rows(), b.rows());
@@ -174,18 +187,12 @@ Matrix multiply(const Matrix& a, const Matrix& b) {
 }  // namespace
 
 Matrix matmul(const Matrix& a, const Matrix& b) {
-    if (a.cols() != b.rows()) {
-        throw errors::shape_mismatch("matrix product", "left", a.rows(), a.cols(), "right",
-                                     b.rows(), b.cols());
-    }
+    check_product(a, b);
     return multiply(a, b);
 }
 
 Matrix matmul_transposed(const Matrix& a, const Matrix& b) {
-    if (a.cols() != b.cols()) {
-        throw errors::shape_mismatch("matrix product with a transpose", "left", a.rows(), a.cols(),
-                                     "right (before transposing)", b.rows(), b.cols());
-    }
+    check_product_transposed(a, b);
     // a · bᵀ as a · (bᵀ): the copy of b transposed is (p, m), small beside the (n, m) result,
     // and each cell is then the same sum in the same order as matmul_transposed_reference.
     return multiply(a, transpose(b));
