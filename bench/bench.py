@@ -196,6 +196,15 @@ def main():
     parser.add_argument("--no-torch", action="store_true")
     parser.add_argument("--work", help="where the dumps go (default: a temporary folder)")
     args = parser.parse_args()
+    unknown = [c for c in args.cases.split(",") if c not in CASES]
+    if unknown:
+        parser.error(f"--cases: {', '.join(unknown)} is not a case, expected some of "
+                     f"{', '.join(CASES)} separated by commas")
+    if args.runs < 1:
+        parser.error(f"--runs is {args.runs}, expected 1 or more")
+    if not os.access(args.attn, os.X_OK):
+        parser.error(f"--attn: {args.attn} is not an executable (build it: cmake --workflow "
+                     "--preset release)")
 
     torch_ok = not args.no_torch
     if torch_ok:
