@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -28,6 +29,10 @@ std::string shown(char c) {
     }
     return fmt::format("byte 0x{:02X}", u);
 }
+
+}  // namespace
+
+namespace detail {
 
 class Parser {
   public:
@@ -218,6 +223,9 @@ class Parser {
         }
     }
 
+    // An array. Its numbers go straight into v.numbers_ while all its elements are numbers
+    // (a row of a matrix); anything else, or an integer too long to be exact in a double,
+    // turns it into Values.
     void array(Value& v, std::size_t depth) {
         v.type = Value::Type::array;
         advance();  // [
@@ -226,12 +234,40 @@ class Parser {
             advance();
             return;
         }
+        bool compact = depth + 1 <= max_depth;
         while (true) {
             skip_space();
             if (!at_end() && peek() == ']') {
                 fail("']' after a comma", "another element (JSON allows no trailing comma)");
             }
-            v.items.push_back(value(depth + 1));
+            const bool is_number = !at_end() && (peek() == '-' || (peek() >= '0' && peek() <= '9'));
+            if (compact && is_number) {
+                const Position at = here();
+                const std::size_t begin = pos_;
+                bool integer = false;
+                const double x = number(&integer);
+                const auto literal = text_.substr(begin, pos_ - begin);
+                constexpr std::size_t exact_digits = 15;  // < 2^53: the double holds it exactly
+                if (!integer || literal.size() - (literal[0] == '-' ? 1 : 0) <= exact_digits) {
+                    v.numbers_.push_back(x);
+                    v.number_at_.push_back({at, integer});
+                } else {
+                    compact = false;
+                    spill(v);
+                    Value n;
+                    n.type = Value::Type::number;
+                    n.position = at;
+                    n.number = x;
+                    n.text = std::string(literal);  // an integer, kept exactly
+                    v.items_.push_back(std::move(n));
+                }
+            } else {
+                if (compact) {
+                    compact = false;
+                    spill(v);
+                }
+                v.items_.push_back(value(depth + 1));
+            }
             skip_space();
             if (at_end()) {
                 fail("the end of the file inside an array", "',' or ']' (is the file cut short?)");
@@ -246,6 +282,14 @@ class Parser {
             }
             fail(shown(peek()), "',' or ']' after an element of an array");
         }
+    }
+
+    // The numbers read so far into an array as Values, when it turns out not to be all
+    // numbers.
+    static void spill(Value& v) {
+        (void)v.elements();
+        v.numbers_ = {};
+        v.number_at_ = {};
     }
 
     unsigned hex4() {
@@ -356,7 +400,8 @@ class Parser {
         }
     }
 
-    double number() {
+    // A number; `integer` (if given) tells whether it has no point and no exponent.
+    double number(bool* integer = nullptr) {
         const Position start = here();
         const std::size_t begin = pos_;
         const auto digits = [this] {
@@ -397,6 +442,9 @@ class Parser {
             }
         }
         const std::string_view literal = text_.substr(begin, pos_ - begin);
+        if (integer != nullptr) {
+            *integer = literal.size() == n_int + (int_begin - begin);
+        }
         double value = 0.0;
         const auto [ptr, ec] =
             std::from_chars(literal.data(), literal.data() + literal.size(), value);
@@ -429,7 +477,26 @@ class Parser {
     std::size_t column_ = 1;
 };
 
-}  // namespace
+}  // namespace detail
+
+std::span<const Value> Value::elements() const {
+    if (items_.empty() && !numbers_.empty()) {
+        items_.resize(numbers_.size());
+        for (std::size_t i = 0; i < numbers_.size(); ++i) {
+            Value& item = items_[i];
+            item.type = Type::number;
+            item.position = number_at_[i].position;
+            item.number = numbers_[i];
+            if (number_at_[i].integer) {
+                // exactly its literal: an integer of at most 15 digits, and no leading zeros
+                item.text = std::signbit(item.number) && item.number == 0.0
+                                ? "-0"
+                                : fmt::format("{}", static_cast<std::int64_t>(item.number));
+            }
+        }
+    }
+    return items_;
+}
 
 const Value* Value::find(std::string_view key) const noexcept {
     for (const auto& [k, v] : members) {
@@ -459,7 +526,7 @@ std::string_view describe(Value::Type type) noexcept {
 }
 
 Value parse(std::string_view text, std::string_view file) {
-    return Parser(text, file).document();
+    return detail::Parser(text, file).document();
 }
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {
