@@ -8,7 +8,6 @@
 /// invalid UTF-8, and numbers too large for a double.
 
 #include <cstddef>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,45 +22,30 @@ struct Position {
     std::size_t offset = 0;
 };
 
+struct Value;
 struct Member;
 namespace detail {
 class Parser;
 }
 
-/// A parsed JSON value and where it was.
+/// An array's elements, read as from a vector: size(), empty(), [] and a range for.
 ///
-/// An array's elements are read through size(), [] and elements(). An array whose elements
-/// are all numbers (a row of a matrix) is held compactly, as its values and their
-/// positions, and numbers() gives the values without a Value made for each: a model file
-/// holds hundreds of thousands of them (docs/performance.md). Its elements as Values are
-/// made on the first use of [] or elements(), so a Value is not to be read from two threads
-/// at once.
-struct Value {
-    enum class Type { null, boolean, number, string, array, object };
-
-    Type type = Type::null;
-    Position position;
-    bool boolean = false;
-    double number = 0.0;
-    std::string text;             ///< a string's contents, or an integer number as written (exact)
-    std::vector<Member> members;  ///< an object's members, in order
-
-    /// The member called `key`, or nullptr.
-    [[nodiscard]] const Value* find(std::string_view key) const noexcept;
-    [[nodiscard]] bool is(Type t) const noexcept { return type == t; }
-
-    /// An array's number of elements (0 for any other value).
-    [[nodiscard]] std::size_t size() const noexcept {
-        return numbers_.empty() ? items_.size() : numbers_.size();
-    }
+/// An array whose elements are all numbers (a row of a matrix) is held compactly, as its
+/// values and their positions, and numbers() gives the values without a Value made for
+/// each: a model file holds hundreds of thousands of them (docs/performance.md). Its
+/// elements as Values are made on the first use of [], begin() or end(), so one array is not
+/// to be read from two threads at once.
+class Items {
+  public:
+    [[nodiscard]] std::size_t size() const noexcept;
     [[nodiscard]] bool empty() const noexcept { return size() == 0; }
-    /// An array's elements.
-    [[nodiscard]] std::span<const Value> elements() const;
-    /// Element i of an array; i < size().
-    [[nodiscard]] const Value& operator[](std::size_t i) const { return elements()[i]; }
+    /// Element i; i < size().
+    [[nodiscard]] const Value& operator[](std::size_t i) const;
+    [[nodiscard]] const Value* begin() const;
+    [[nodiscard]] const Value* end() const;
     /// The values of a non-empty array of numbers, as held compactly; nullptr for any other
-    /// value (then read the elements). An array holding an integer of more than 15 digits
-    /// (which a double may not hold exactly) is not held compactly.
+    /// array (then read the elements). An array holding an integer of more than 15 digits,
+    /// which a double may not hold exactly, is not held compactly.
     [[nodiscard]] const std::vector<double>* numbers() const noexcept {
         return numbers_.empty() ? nullptr : &numbers_;
     }
@@ -72,10 +56,42 @@ struct Value {
         Position position;     // where a number of a number array starts
         bool integer = false;  // written as an integer, so its Value keeps that text
     };
-    mutable std::vector<Value> items_;  // the elements; for a number array, made on first use
-    std::vector<double> numbers_;       // a number array's values
+    [[nodiscard]] const std::vector<Value>& made() const;
+
+    mutable std::vector<Value> values_;  // the elements; for a number array, made on first use
+    std::vector<double> numbers_;        // a number array's values
     std::vector<NumberAt> number_at_;
 };
+
+/// A parsed JSON value and where it was.
+struct Value {
+    enum class Type { null, boolean, number, string, array, object };
+
+    Type type = Type::null;
+    Position position;
+    bool boolean = false;
+    double number = 0.0;
+    std::string text;             ///< a string's contents, or an integer number as written (exact)
+    Items items;                  ///< an array's elements
+    std::vector<Member> members;  ///< an object's members, in order
+
+    /// The member called `key`, or nullptr.
+    [[nodiscard]] const Value* find(std::string_view key) const noexcept;
+    [[nodiscard]] bool is(Type t) const noexcept { return type == t; }
+};
+
+inline std::size_t Items::size() const noexcept {
+    return numbers_.empty() ? values_.size() : numbers_.size();
+}
+inline const Value& Items::operator[](std::size_t i) const {
+    return made()[i];
+}
+inline const Value* Items::begin() const {
+    return made().data();
+}
+inline const Value* Items::end() const {
+    return made().data() + made().size();
+}
 
 /// One member of an object: its key (`first`) and value (`second`), named as in a
 /// std::pair, which cannot hold the still incomplete Value portably.

@@ -223,7 +223,7 @@ class Parser {
         }
     }
 
-    // An array. Its numbers go straight into v.numbers_ while all its elements are numbers
+    // An array. Its numbers go straight into v.items.numbers_ while all its elements are numbers
     // (a row of a matrix); anything else, or an integer too long to be exact in a double,
     // turns it into Values.
     void array(Value& v, std::size_t depth) {
@@ -249,8 +249,8 @@ class Parser {
                 const auto literal = text_.substr(begin, pos_ - begin);
                 constexpr std::size_t exact_digits = 15;  // < 2^53: the double holds it exactly
                 if (!integer || literal.size() - (literal[0] == '-' ? 1 : 0) <= exact_digits) {
-                    v.numbers_.push_back(x);
-                    v.number_at_.push_back({at, integer});
+                    v.items.numbers_.push_back(x);
+                    v.items.number_at_.push_back({at, integer});
                 } else {
                     compact = false;
                     spill(v);
@@ -259,14 +259,14 @@ class Parser {
                     n.position = at;
                     n.number = x;
                     n.text = std::string(literal);  // an integer, kept exactly
-                    v.items_.push_back(std::move(n));
+                    v.items.values_.push_back(std::move(n));
                 }
             } else {
                 if (compact) {
                     compact = false;
                     spill(v);
                 }
-                v.items_.push_back(value(depth + 1));
+                v.items.values_.push_back(value(depth + 1));
             }
             skip_space();
             if (at_end()) {
@@ -287,9 +287,9 @@ class Parser {
     // The numbers read so far into an array as Values, when it turns out not to be all
     // numbers.
     static void spill(Value& v) {
-        (void)v.elements();
-        v.numbers_ = {};
-        v.number_at_ = {};
+        (void)v.items.made();
+        v.items.numbers_ = {};
+        v.items.number_at_ = {};
     }
 
     unsigned hex4() {
@@ -479,12 +479,12 @@ class Parser {
 
 }  // namespace detail
 
-std::span<const Value> Value::elements() const {
-    if (items_.empty() && !numbers_.empty()) {
-        items_.resize(numbers_.size());
+const std::vector<Value>& Items::made() const {
+    if (values_.empty() && !numbers_.empty()) {
+        values_.resize(numbers_.size());
         for (std::size_t i = 0; i < numbers_.size(); ++i) {
-            Value& item = items_[i];
-            item.type = Type::number;
+            Value& item = values_[i];
+            item.type = Value::Type::number;
             item.position = number_at_[i].position;
             item.number = numbers_[i];
             if (number_at_[i].integer) {
@@ -495,7 +495,7 @@ std::span<const Value> Value::elements() const {
             }
         }
     }
-    return items_;
+    return values_;
 }
 
 const Value* Value::find(std::string_view key) const noexcept {

@@ -182,16 +182,16 @@ class Reader {
     // A row of numbers: [0.1, -0.3, ...]
     std::vector<double> numbers(const Value& v, const std::string& where) const {
         expect_type(v, where, Type::array, "an array of numbers");
-        if (v.empty()) {
+        if (v.items.empty()) {
             fail(v, where, "found an empty array, expected at least one number");
         }
-        if (const auto* values = v.numbers()) {
+        if (const auto* values = v.items.numbers()) {
             return *values;  // held compactly by the reader: no Value per number
         }
         std::vector<double> out;
-        out.reserve(v.size());
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            const Value& item = v[i];
+        out.reserve(v.items.size());
+        for (std::size_t i = 0; i < v.items.size(); ++i) {
+            const Value& item = v.items[i];
             if (!item.is(Type::number)) {
                 fail(item, index(where, i),
                      fmt::format("found {}{}, expected a number{}", json::describe(item.type),
@@ -206,16 +206,16 @@ class Reader {
     // A matrix: an array of rows, all of the same length.
     Matrix matrix(const Value& v, const std::string& where) const {
         expect_type(v, where, Type::array, "an array of rows, e.g. [[1, 0], [0, 1]]");
-        if (v.empty()) {
+        if (v.items.empty()) {
             fail(v, where, "the matrix is empty, expected at least one row");
         }
-        const auto first = numbers(v[0], index(where, 0));
-        Matrix m(v.size(), first.size());
+        const auto first = numbers(v.items[0], index(where, 0));
+        Matrix m(v.items.size(), first.size());
         std::copy(first.begin(), first.end(), m.row(0).begin());
-        for (std::size_t r = 1; r < v.size(); ++r) {
-            const auto row = numbers(v[r], index(where, r));
+        for (std::size_t r = 1; r < v.items.size(); ++r) {
+            const auto row = numbers(v.items[r], index(where, r));
             if (row.size() != first.size()) {
-                fail(v[r], index(where, r),
+                fail(v.items[r], index(where, r),
                      fmt::format("row {} has {} numbers, expected {} like row 0 (every row of a "
                                  "matrix has the same length)",
                                  r, row.size(), first.size()));
@@ -665,22 +665,22 @@ Mask read_mask(const std::string& path) {
     r.check_keys(root, "", {"schema", "description", "mask"});
     const Value& rows = r.require(root, "", "mask", "\"mask\": one row of booleans per token");
     r.expect_type(rows, "mask", Type::array, "an array of rows of true and false");
-    if (rows.empty()) {
+    if (rows.items.empty()) {
         r.fail(rows, "mask", "the mask is empty, expected one row per token");
     }
-    Mask m(rows.size(), rows.size(), true);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const Value& row = rows[i];
+    Mask m(rows.items.size(), rows.items.size(), true);
+    for (std::size_t i = 0; i < rows.items.size(); ++i) {
+        const Value& row = rows.items[i];
         const std::string where = index("mask", i);
         r.expect_type(row, where, Type::array, "an array of true and false");
-        if (row.size() != rows.size()) {
+        if (row.items.size() != rows.items.size()) {
             r.fail(row, where,
                    fmt::format("row {} has {} entries, expected {} (the mask is square: one row "
                                "and one column per token)",
-                               i, row.size(), rows.size()));
+                               i, row.items.size(), rows.items.size()));
         }
-        for (std::size_t j = 0; j < row.size(); ++j) {
-            const Value& cell = row[j];
+        for (std::size_t j = 0; j < row.items.size(); ++j) {
+            const Value& cell = row.items[j];
             if (!cell.is(Type::boolean)) {
                 r.fail(cell, index(where, j),
                        fmt::format("found {}, expected true (may attend) or false (blocked)",
@@ -979,8 +979,8 @@ Loaded read_dump(const std::string& path) {
     }
     const Value& tokens = r.require(root, "", "tokens", "the tokens");
     r.expect_type(tokens, "tokens", Type::array, "an array of strings");
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-        in.tokens.push_back(r.string_value(tokens[i], index("tokens", i)));
+    for (std::size_t i = 0; i < tokens.items.size(); ++i) {
+        in.tokens.push_back(r.string_value(tokens.items[i], index("tokens", i)));
     }
     if (const Value* sources = root.find("sources")) {
         const auto source = [&](std::string_view key) {
@@ -1002,7 +1002,7 @@ Loaded read_dump(const std::string& path) {
             }
             if (const Value* seeded = v->find("seeded_tokens");
                 seeded != nullptr && seeded->is(Type::array)) {
-                for (const auto& t : seeded->elements()) {
+                for (const auto& t : seeded->items) {
                     s.seeded_tokens.push_back(t.text);
                 }
             }
@@ -1016,8 +1016,8 @@ Loaded read_dump(const std::string& path) {
     const Value& steps = r.require(root, "", "steps", "the steps");
     r.expect_type(steps, "steps", Type::array, "an array of steps");
     const auto find_step = [&](std::string_view id) -> std::pair<const Value*, std::size_t> {
-        for (std::size_t i = 0; i < steps.size(); ++i) {
-            const Value& s = steps[i];
+        for (std::size_t i = 0; i < steps.items.size(); ++i) {
+            const Value& s = steps.items[i];
             const Value* sid = s.find("id");
             if (s.is(Type::object) && sid != nullptr && sid->is(Type::string) && sid->text == id) {
                 return {&s, i};
@@ -1035,8 +1035,8 @@ Loaded read_dump(const std::string& path) {
                         child(where, "values"));
     };
     const auto step_values = [&](std::string_view id) -> Matrix {
-        for (std::size_t i = 0; i < steps.size(); ++i) {
-            const Value& s = steps[i];
+        for (std::size_t i = 0; i < steps.items.size(); ++i) {
+            const Value& s = steps.items[i];
             const Value* sid = s.find("id");
             if (s.is(Type::object) && sid != nullptr && sid->is(Type::string) && sid->text == id) {
                 const std::string where = index("steps", i);
@@ -1066,10 +1066,10 @@ Loaded read_dump(const std::string& path) {
             r.fail(steps, "steps", "there is no step \"mask\", expected one with this mask");
         }
         const Value& rows = r.require(*mask_step, index("steps", at), "values", "the mask");
-        Mask m(rows.size(), rows.size(), true);
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            for (std::size_t j = 0; j < rows[i].size() && j < m.cols(); ++j) {
-                m.set(i, j, rows[i][j].boolean);
+        Mask m(rows.items.size(), rows.items.size(), true);
+        for (std::size_t i = 0; i < rows.items.size(); ++i) {
+            for (std::size_t j = 0; j < rows.items[i].items.size() && j < m.cols(); ++j) {
+                m.set(i, j, rows.items[i].items[j].boolean);
             }
         }
         in.mask = m;
@@ -1128,12 +1128,12 @@ AnswerSheet read_answers(const std::string& path) {
         const std::string where = child("answers", id);
         r.expect_type(rows, where, Type::array, "an array of rows");
         std::vector<std::vector<Answer>> matrix;
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const Value& row = rows[i];
+        for (std::size_t i = 0; i < rows.items.size(); ++i) {
+            const Value& row = rows.items[i];
             r.expect_type(row, index(where, i), Type::array, "an array of numbers");
             std::vector<Answer> cells;
-            for (std::size_t j = 0; j < row.size(); ++j) {
-                const Value& cell = row[j];
+            for (std::size_t j = 0; j < row.items.size(); ++j) {
+                const Value& cell = row.items[j];
                 Answer a;
                 if (cell.is(Type::number)) {
                     a.kind = Answer::Kind::number;

@@ -34,15 +34,16 @@ bool same(const attn::json::Value& ours, const nlohmann::json& theirs) {
         case Type::string:
             return theirs.is_string() && theirs.get<std::string>() == ours.text;
         case Type::array:
-            if (!theirs.is_array() || theirs.size() != ours.size()) {
+            if (!theirs.is_array() || theirs.size() != ours.items.size()) {
                 return false;
             }
-            for (std::size_t i = 0; i < ours.size(); ++i) {
-                if (!same(ours[i], theirs[i])) {
+            for (std::size_t i = 0; i < ours.items.size(); ++i) {
+                if (!same(ours.items[i], theirs[i])) {
                     return false;
                 }
                 // a number array's compact values agree with its elements
-                if (ours.numbers() != nullptr && (*ours.numbers())[i] != ours[i].number) {
+                if (ours.items.numbers() != nullptr &&
+                    (*ours.items.numbers())[i] != ours.items[i].number) {
                     return false;
                 }
             }
@@ -73,14 +74,14 @@ TEST_CASE("json reader: values, positions and comments", "[json]") {
     REQUIRE(a != nullptr);
     CHECK(a->position.line == 3);
     CHECK(a->position.column == 8);
-    CHECK((*a)[1].number == -2500.0);
-    CHECK((*a)[1].position.column == 12);
-    CHECK((*a)[2].boolean);
-    CHECK((*a)[3].is(Type::null));
+    CHECK(a->items[1].number == -2500.0);
+    CHECK(a->items[1].position.column == 12);
+    CHECK(a->items[2].boolean);
+    CHECK(a->items[3].is(Type::null));
     CHECK(v.find("b")->text == "xé\n");
     CHECK(v.find("c") == nullptr);
     // integers keep their exact text (seeds above 2^53)
-    CHECK(parse("[18446744073709551615]", "f")[0].text == "18446744073709551615");
+    CHECK(parse("[18446744073709551615]", "f").items[0].text == "18446744073709551615");
     // columns count characters, not bytes
     CHECK(parse("{\"é\": 1}", "f").find("é")->position.column == 7);
 }
@@ -89,50 +90,50 @@ TEST_CASE("json reader: arrays of numbers are held compactly, with every element
           "[json]") {
     using Catch::Matchers::Equals;
     const auto a = parse("[0.5, -1e3,\n  2.25E-1]", "f");
-    REQUIRE(a.numbers() != nullptr);
-    CHECK_THAT(*a.numbers(), Equals(std::vector<double>{0.5, -1000.0, 0.225}));
-    REQUIRE(a.size() == 3);
-    CHECK(a[1].is(Type::number));
-    CHECK(a[1].number == -1000.0);
-    CHECK(a[1].text.empty());
-    CHECK(a[1].position.column == 7);
-    CHECK(a[2].position.line == 2);
-    CHECK(a[2].position.column == 3);
-    CHECK(a.elements().size() == 3);
-    CHECK(a.numbers() != nullptr);  // still there after the elements were made
+    REQUIRE(a.items.numbers() != nullptr);
+    CHECK_THAT(*a.items.numbers(), Equals(std::vector<double>{0.5, -1000.0, 0.225}));
+    REQUIRE(a.items.size() == 3);
+    CHECK(a.items[1].is(Type::number));
+    CHECK(a.items[1].number == -1000.0);
+    CHECK(a.items[1].text.empty());
+    CHECK(a.items[1].position.column == 7);
+    CHECK(a.items[2].position.line == 2);
+    CHECK(a.items[2].position.column == 3);
+    CHECK(std::distance(a.items.begin(), a.items.end()) == 3);
+    CHECK(a.items.numbers() != nullptr);  // still there after the elements were made
 
     // integers keep their text exactly, as elsewhere
     const auto ints = parse("[0.5, 7, -0, -12, 999999999999999]", "f");
-    REQUIRE(ints.numbers() != nullptr);
-    CHECK(ints[0].text.empty());
-    CHECK(ints[1].text == "7");
-    CHECK(ints[2].text == "-0");
-    CHECK(std::signbit(ints[2].number));
-    CHECK(ints[3].text == "-12");
-    CHECK(ints[4].text == "999999999999999");
+    REQUIRE(ints.items.numbers() != nullptr);
+    CHECK(ints.items[0].text.empty());
+    CHECK(ints.items[1].text == "7");
+    CHECK(ints.items[2].text == "-0");
+    CHECK(std::signbit(ints.items[2].number));
+    CHECK(ints.items[3].text == "-12");
+    CHECK(ints.items[4].text == "999999999999999");
 
     // an integer of 16 digits or more, anything not a number, or an empty array: Values
     const auto mixed = parse("[0.5, 9007199254740993, 0.25]", "f");
-    CHECK(mixed.numbers() == nullptr);
-    REQUIRE(mixed.size() == 3);
-    CHECK(mixed[0].number == 0.5);
-    CHECK(mixed[0].position.column == 2);
-    CHECK(mixed[1].text == "9007199254740993");
-    CHECK(mixed[2].number == 0.25);
-    CHECK(parse("[-1000000000000000]", "f")[0].text == "-1000000000000000");
-    CHECK(parse("[0.5, \"a\"]", "f")[1].text == "a");
-    CHECK(parse("[0.5, [0.25]]", "f")[1].numbers() != nullptr);
-    CHECK(parse("[]", "f").empty());
-    CHECK(parse("[]", "f").numbers() == nullptr);
-    CHECK(parse("{\"a\": 0.5}", "f").numbers() == nullptr);
-    CHECK(parse("0.5", "f").empty());
+    CHECK(mixed.items.numbers() == nullptr);
+    REQUIRE(mixed.items.size() == 3);
+    CHECK(mixed.items[0].number == 0.5);
+    CHECK(mixed.items[0].position.column == 2);
+    CHECK(mixed.items[1].text == "9007199254740993");
+    CHECK(mixed.items[2].number == 0.25);
+    CHECK(parse("[-1000000000000000]", "f").items[0].text == "-1000000000000000");
+    CHECK(parse("[0.5, \"a\"]", "f").items[1].text == "a");
+    CHECK(parse("[0.5, [0.25]]", "f").items[1].items.numbers() != nullptr);
+    CHECK(parse("[]", "f").items.empty());
+    CHECK(parse("[]", "f").items.numbers() == nullptr);
+    CHECK(parse("{\"a\": 0.5}", "f").items.numbers() == nullptr);
+    CHECK(parse("0.5", "f").items.empty());
 
     // the depth limit holds for numbers in compact arrays as for any other value
     const auto nested = [](std::size_t depth, std::string_view inner) {
         return std::string(depth, '[') + std::string(inner) + std::string(depth, ']');
     };
-    CHECK(parse(nested(64, "0.5"), "f").size() == 1);
-    CHECK(parse(nested(64, "1"), "f").size() == 1);
+    CHECK(parse(nested(64, "0.5"), "f").items.size() == 1);
+    CHECK(parse(nested(64, "1"), "f").items.size() == 1);
     CHECK_THAT(error_of(nested(65, "0.5")), Catch::Contains("more than 64 levels"));
     CHECK_THAT(error_of(nested(65, "1")), Catch::Contains("more than 64 levels"));
     // errors inside a compact array still name their place
@@ -165,7 +166,7 @@ TEST_CASE("json reader: syntax errors name the place, what was found and what wa
     CHECK_THAT(error_of("{\"a\": 1, \"a\": 2}"),
                Catch::StartsWith("f.json:1:10:") && Catch::Contains("the key \"a\" a second time"));
     CHECK_THAT(error_of("[1e999]"), Catch::Contains("overflows to infinity"));
-    CHECK(parse("[1e-999]", "f")[0].number == 0.0);
+    CHECK(parse("[1e-999]", "f").items[0].number == 0.0);
     CHECK_THAT(error_of("[01]"), Catch::Contains("leading zero"));
     CHECK_THAT(error_of("[1.]"), Catch::Contains("a digit after the decimal point"));
     CHECK_THAT(error_of("[NaN]"), Catch::Contains("1:2: not JSON: NaN, which JSON does not allow"));
