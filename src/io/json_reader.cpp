@@ -223,9 +223,9 @@ class Parser {
         }
     }
 
-    // An array. Its numbers go straight into v.items.numbers_ while all its elements are numbers
-    // (a row of a matrix); anything else, or an integer too long to be exact in a double,
-    // turns it into Values.
+    // An array. Its numbers go straight into v.items.numbers_ while all its elements are
+    // numbers (a row of a matrix); anything else, or an integer too long to be exact in a
+    // double, turns it into Values.
     void array(Value& v, std::size_t depth) {
         v.type = Value::Type::array;
         advance();  // [
