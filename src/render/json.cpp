@@ -6,6 +6,9 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <span>
+#include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -135,100 +138,145 @@ std::size_t format_rows(const Step& step, std::size_t begin, std::size_t end, ch
     return static_cast<std::size_t>(p - out);
 }
 
-// A matrix's values, formatted in blocks of rows on worker threads while this thread writes
-// the finished blocks in order: the same bytes as one thread would write.
+// Whether a step's values are numbers (formatted by Blocks) rather than tokens or a mask.
+bool has_numbers(const Step& step) {
+    return step.kind == StepKind::matrix || step.kind == StepKind::attention;
+}
+
+// The text of every matrix's values in the dump, in blocks of rows, formatted on worker
+// threads ahead of the thread that writes them: next() hands out the blocks in the order
+// the dump writes them, each step's blocks in turn, and the text is the same bytes as one
+// thread would write.
 //
-// Block b is formatted by worker b mod W into slot b mod 2W, so each worker has a block
-// ahead to go on with while this thread writes; a slot is reused (never zeroed) once its
-// block is written. Waiting is on a condition variable, which sleeps (a spinning wait would
-// take a core from the workers). If writing fails (a full disk), the workers are told to
-// stop before the error goes on.
-void matrix_values(JsonOut& j, const Step& step) {
-    constexpr std::size_t numbers_per_block = std::size_t{1} << 15U;
-    const std::size_t rows = step.shape.rows;
-    const std::size_t cols = step.shape.cols;
-    const std::size_t rows_per_block =
-        std::max<std::size_t>(1, numbers_per_block / std::max<std::size_t>(1, cols));
-    const std::size_t n_blocks = (rows + rows_per_block - 1) / rows_per_block;
-    const std::size_t room = room_for(rows_per_block, cols);
-    const auto format_block = [&](std::size_t b, char* out) {
-        return format_rows(step, b * rows_per_block, std::min(rows, (b + 1) * rows_per_block), out);
-    };
-    const std::size_t n_workers = std::min(worker_threads(), n_blocks);
-    if (n_workers <= 1) {
-        // NOLINTNEXTLINE(*-avoid-c-arrays): not zeroed, as every byte is written before use
-        const auto buffer = std::make_unique_for_overwrite<char[]>(room);
-        for (std::size_t b = 0; b < n_blocks; ++b) {
-            j.raw({buffer.get(), format_block(b, buffer.get())});
+// The workers go on across steps, so that no core waits at the end of a step for the last
+// block of it. Block b is formatted by worker b mod W into slot b mod 2W, so each worker has
+// a block ahead to go on with while the writer writes; a slot is reused (never zeroed) once
+// its block is written. Waiting is on a condition variable, which sleeps (a spinning wait
+// would take a core from the workers). If writing fails (a full disk), the destructor tells
+// the workers to stop and joins them before the error goes on.
+class Blocks {
+  public:
+    explicit Blocks(std::span<const Step> steps) {
+        constexpr std::size_t numbers_per_block = std::size_t{1} << 15U;
+        std::size_t room = 0;
+        for (const Step& step : steps) {
+            if (!has_numbers(step)) {
+                continue;
+            }
+            const std::size_t rows = step.shape.rows;
+            const std::size_t cols = std::max<std::size_t>(1, step.shape.cols);
+            const std::size_t per_block = std::max<std::size_t>(1, numbers_per_block / cols);
+            for (std::size_t r = 0; r < rows; r += per_block) {
+                blocks_.push_back({&step, r, std::min(rows, r + per_block)});
+            }
+            room = std::max(room, room_for(std::min(rows, per_block), step.shape.cols));
         }
-        return;
+        const std::size_t n_workers = std::min(worker_threads(), blocks_.size());
+        const std::size_t n_slots = n_workers <= 1 ? 1 : 2 * n_workers;
+        slots_.resize(n_slots);
+        for (std::size_t s = 0; s < n_slots; ++s) {
+            // NOLINTNEXTLINE(*-avoid-c-arrays): not zeroed, as every byte is written before use
+            slots_[s].text = std::make_unique_for_overwrite<char[]>(room);
+            slots_[s].block = s;
+        }
+        if (n_workers <= 1) {
+            return;  // next() formats each block itself
+        }
+        workers_.reserve(n_workers);
+        for (std::size_t w = 0; w < n_workers; ++w) {
+            workers_.emplace_back([this, w, n_workers] { work(w, n_workers); });
+        }
     }
+    Blocks(const Blocks&) = delete;
+    Blocks& operator=(const Blocks&) = delete;
+    Blocks(Blocks&&) = delete;
+    Blocks& operator=(Blocks&&) = delete;
+    ~Blocks() {
+        {
+            const std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        changed_.notify_all();
+        workers_.clear();  // joins them
+    }
+
+    // The text of `step`'s next block of rows, valid until the next call.
+    std::string_view next(const Step& step) {
+        if (next_ >= blocks_.size() || blocks_[next_].step != &step) {
+            throw std::logic_error("json: the dump asked for a block out of order");
+        }
+        const std::size_t b = next_++;
+        Slot& slot = slots_[b % slots_.size()];
+        if (workers_.empty()) {
+            slot.length = format(b, slot.text.get());
+            return {slot.text.get(), slot.length};
+        }
+        if (b > 0) {  // the block handed out before is written: its slot takes the next
+            Slot& done = slots_[(b - 1) % slots_.size()];
+            {
+                const std::lock_guard lock(mutex_);
+                done.filled = false;
+                done.block = b - 1 + slots_.size();
+            }
+            changed_.notify_all();
+        }
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return slot.filled; });
+        return {slot.text.get(), slot.length};
+    }
+
+    // Whether `step` has a block still to be handed out.
+    [[nodiscard]] bool more(const Step& step) const {
+        return next_ < blocks_.size() && blocks_[next_].step == &step;
+    }
+
+  private:
+    struct Block {
+        const Step* step = nullptr;
+        std::size_t begin = 0;  // its rows [begin, end)
+        std::size_t end = 0;
+    };
     struct Slot {
         std::unique_ptr<char[]> text;  // NOLINT(*-avoid-c-arrays): as above
         std::size_t length = 0;
         std::size_t block = 0;  // the block it holds or will hold next
         bool filled = false;
     };
-    const std::size_t n_slots = 2 * n_workers;
-    std::vector<Slot> slots(n_slots);
-    for (std::size_t s = 0; s < n_slots; ++s) {
-        slots[s].text = std::make_unique_for_overwrite<char[]>(room);  // NOLINT(*-avoid-c-arrays)
-        slots[s].block = s;
-    }
-    std::mutex mutex;
-    std::condition_variable changed;
-    bool stop = false;
-    {
-        std::vector<std::jthread> workers;
-        workers.reserve(n_workers);
-        for (std::size_t w = 0; w < n_workers; ++w) {
-            workers.emplace_back([&, w] {
-                for (std::size_t b = w; b < n_blocks; b += n_workers) {
-                    Slot& slot = slots[b % n_slots];
-                    {
-                        std::unique_lock lock(mutex);
-                        changed.wait(lock, [&] { return stop || slot.block == b; });
-                        if (stop) {
-                            return;
-                        }
-                    }
-                    const std::size_t length = format_block(b, slot.text.get());
-                    {
-                        const std::lock_guard lock(mutex);
-                        slot.length = length;
-                        slot.filled = true;
-                    }
-                    changed.notify_all();
-                }
-            });
-        }
-        try {
-            for (std::size_t b = 0; b < n_blocks; ++b) {
-                Slot& slot = slots[b % n_slots];
-                {
-                    std::unique_lock lock(mutex);
-                    changed.wait(lock, [&] { return slot.filled; });
-                }
-                j.raw({slot.text.get(), slot.length});
-                {
-                    const std::lock_guard lock(mutex);
-                    slot.filled = false;
-                    slot.block = b + n_slots;
-                }
-                changed.notify_all();
-            }
-        } catch (...) {
-            {
-                const std::lock_guard lock(mutex);
-                stop = true;
-            }
-            changed.notify_all();
-            throw;  // the workers are joined first, as `workers` goes out of scope
-        }
-    }
-}
 
-void values(JsonOut& j, const Step& step) {
+    std::size_t format(std::size_t b, char* out) const {
+        return format_rows(*blocks_[b].step, blocks_[b].begin, blocks_[b].end, out);
+    }
+
+    void work(std::size_t w, std::size_t n_workers) {
+        for (std::size_t b = w; b < blocks_.size(); b += n_workers) {
+            Slot& slot = slots_[b % slots_.size()];
+            {
+                std::unique_lock lock(mutex_);
+                changed_.wait(lock, [&] { return stop_ || slot.block == b; });
+                if (stop_) {
+                    return;
+                }
+            }
+            const std::size_t length = format(b, slot.text.get());
+            {
+                const std::lock_guard lock(mutex_);
+                slot.length = length;
+                slot.filled = true;
+            }
+            changed_.notify_all();
+        }
+    }
+
+    std::vector<Block> blocks_;
+    std::vector<Slot> slots_;
+    std::size_t next_ = 0;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    bool stop_ = false;
+    std::vector<std::jthread> workers_;  // last: joined before the rest goes
+};
+
+void values(JsonOut& j, const Step& step, Blocks& blocks) {
     j.raw("[");
     if (step.kind == StepKind::mask) {
         for (std::size_t r = 0; r < step.shape.rows; ++r) {
@@ -242,12 +290,14 @@ void values(JsonOut& j, const Step& step) {
             j.raw("]");
         }
     } else {
-        matrix_values(j, step);
+        while (blocks.more(step)) {
+            j.raw(blocks.next(step));
+        }
     }
     j.raw("\n      ]");
 }
 
-void step_json(JsonOut& j, const Trace& t, const Step& step) {
+void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
     constexpr std::string_view in = ",\n      ";
     j.raw("    {\n");
     j.key("      ", "id");
@@ -311,7 +361,7 @@ void step_json(JsonOut& j, const Trace& t, const Step& step) {
         }
     }
     j.key(in, "values");
-    values(j, step);
+    values(j, step, blocks);
     j.raw("\n    }");
 }
 
@@ -380,11 +430,14 @@ void render_json(const Trace& t, const Sink& sink) {
     j.key(",\n  ", "steps");
     j.raw("[\n");
     const auto steps = teaching_steps(t);
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-        if (i > 0) {
-            j.raw(",\n");
+    {
+        Blocks blocks(steps);
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            if (i > 0) {
+                j.raw(",\n");
+            }
+            step_json(j, t, steps[i], blocks);
         }
-        step_json(j, t, steps[i]);
     }
     j.raw("\n  ]");
     j.key(",\n  ", "warnings");
