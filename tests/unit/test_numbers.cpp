@@ -76,6 +76,21 @@ TEST_CASE("numbers are written as fmt writes them, shortest and round-trip", "[n
         edges.push_back(std::nextafter(p, std::numeric_limits<double>::infinity()));
         edges.push_back(-3.7 * p);  // -inf for e = 308: not a number to write, left out
     }
+    // every count of digits (1 to 17) at every place of the decimal point, in each notation
+    attn::Rng digits_rng(17);
+    for (int n = 1; n <= 17; ++n) {
+        for (int point = -8; point <= 20; ++point) {
+            for (int sample = 0; sample < 20; ++sample) {
+                std::string text;
+                for (int d = 0; d < n; ++d) {
+                    const auto digit = digits_rng.next_u64() % 10;
+                    text +=
+                        static_cast<char>('0' + ((d == 0 || d == n - 1) && digit == 0 ? 7 : digit));
+                }
+                edges.push_back(std::strtod(fmt::format("0.{}e{}", text, point).c_str(), nullptr));
+            }
+        }
+    }
     for (double x : edges) {
         if (std::isfinite(x) && !same_as_fmt(x, why)) {
             FAIL(why);
