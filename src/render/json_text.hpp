@@ -87,7 +87,7 @@ struct Chars16 {
         return {eight_digits(static_cast<std::uint32_t>(v / 100000000)),
                 eight_digits(static_cast<std::uint32_t>(v % 100000000))};
     }
-    /// The characters from `n` on (n < 16), moved to the front.
+    /// The characters from `n` on, moved to the front (none are left for n >= 16).
     [[nodiscard]] Chars16 from(unsigned n) const {
         if (n == 0) {
             return *this;
@@ -95,7 +95,10 @@ struct Chars16 {
         if (n < 8) {
             return {(low >> (8 * n)) | (high << (64 - 8 * n)), high >> (8 * n)};
         }
-        return {high >> (8 * (n - 8)), 0};
+        if (n < 16) {
+            return {high >> (8 * (n - 8)), 0};
+        }
+        return {};
     }
     /// Stores all 16 at `p`.
     void put(char* p) const {
