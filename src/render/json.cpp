@@ -183,22 +183,20 @@ class Blocks {
             return;  // next() formats each block itself
         }
         workers_.reserve(n_workers);
-        for (std::size_t w = 0; w < n_workers; ++w) {
-            workers_.emplace_back([this, w, n_workers] { work(w, n_workers); });
+        try {
+            for (std::size_t w = 0; w < n_workers; ++w) {
+                workers_.emplace_back([this, w, n_workers] { work(w, n_workers); });
+            }
+        } catch (...) {
+            stop();  // a thread that could not start: the others are stopped, not waited for
+            throw;
         }
     }
     Blocks(const Blocks&) = delete;
     Blocks& operator=(const Blocks&) = delete;
     Blocks(Blocks&&) = delete;
     Blocks& operator=(Blocks&&) = delete;
-    ~Blocks() {
-        {
-            const std::lock_guard lock(mutex_);
-            stop_ = true;
-        }
-        changed_.notify_all();
-        workers_.clear();  // joins them
-    }
+    ~Blocks() { stop(); }
 
     // The text of `step`'s next block of rows, valid until the next call.
     std::string_view next(const Step& step) {
@@ -242,6 +240,16 @@ class Blocks {
         std::size_t block = 0;  // the block it holds or will hold next
         bool filled = false;
     };
+
+    // Tells the workers to stop and joins them.
+    void stop() {
+        {
+            const std::lock_guard lock(mutex_);
+            stop_ = true;
+        }
+        changed_.notify_all();
+        workers_.clear();
+    }
 
     std::size_t format(std::size_t b, char* out) const {
         return format_rows(*blocks_[b].step, blocks_[b].begin, blocks_[b].end, out);
