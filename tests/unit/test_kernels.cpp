@@ -84,24 +84,29 @@ TEST_CASE("the fast matmul keeps infinities, NaN and signed zeros as the referen
 }
 
 TEST_CASE("the whole trace is the same with 1, 2 or 5 threads", "[kernels]") {
-    attn::Config c;
-    c.d_model = 48;
-    c.n_heads = 4;
-    c.d_k = 12;
-    c.d_v = 12;
-    c.mask = attn::MaskKind::causal;
-    std::string sentence;
-    for (int i = 0; i < 70; ++i) {
-        sentence += "w" + std::to_string(i % 23) + " ";
+    // 70 tokens: every step of the dump is one block of rows; 190 tokens: the T×T steps
+    // (36100 numbers) are two blocks each, formatted by different workers
+    for (const int tokens : {70, 190}) {
+        attn::Config c;
+        c.d_model = 48;
+        c.n_heads = tokens < 100 ? 4 : 2;
+        c.d_k = 12;
+        c.d_v = 12;
+        c.mask = attn::MaskKind::causal;
+        std::string sentence;
+        for (int i = 0; i < tokens; ++i) {
+            sentence += "w" + std::to_string(i % 23) + " ";
+        }
+        const auto in = attn::seeded_input(sentence, c);
+        std::vector<std::string> dumps;
+        for (const std::size_t n : {1U, 2U, 5U}) {
+            const Threads use(n);
+            dumps.push_back(attn::render_json(attn::explain(in, c)));
+        }
+        INFO(tokens << " tokens");
+        CHECK(dumps[0] == dumps[1]);
+        CHECK(dumps[0] == dumps[2]);
     }
-    const auto in = attn::seeded_input(sentence, c);
-    std::vector<std::string> dumps;
-    for (const std::size_t n : {1U, 2U, 5U}) {
-        const Threads use(n);
-        dumps.push_back(attn::render_json(attn::explain(in, c)));
-    }
-    CHECK(dumps[0] == dumps[1]);
-    CHECK(dumps[0] == dumps[2]);
 }
 
 TEST_CASE("parallel_for visits every index once and passes on the first error", "[kernels]") {
