@@ -235,6 +235,10 @@ class Parser {
             return;
         }
         bool compact = depth + 1 <= max_depth;
+        if (compact) {  // rows of a matrix come one after another, all of one length
+            v.items.numbers_.reserve(last_numbers_);
+            v.items.number_at_.reserve(last_numbers_);
+        }
         while (true) {
             skip_space();
             if (!at_end() && peek() == ']') {
@@ -278,6 +282,7 @@ class Parser {
             }
             if (peek() == ']') {
                 advance();
+                last_numbers_ = v.items.numbers_.size();
                 return;
             }
             fail(shown(peek()), "',' or ']' after an element of an array");
@@ -475,6 +480,7 @@ class Parser {
     std::size_t pos_ = 0;
     std::size_t line_ = 1;
     std::size_t column_ = 1;
+    std::size_t last_numbers_ = 0;  // how many numbers the last array held compactly
 };
 
 }  // namespace detail
