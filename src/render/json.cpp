@@ -286,7 +286,11 @@ class Blocks {
 
 void values(JsonOut& j, const Step& step, Blocks& blocks) {
     j.raw("[");
-    if (step.kind == StepKind::mask) {
+    if (has_numbers(step)) {  // the same test that gave the step its blocks
+        while (blocks.more(step)) {
+            j.raw(blocks.next(step));
+        }
+    } else {  // a mask (the token list has no "values" matrix)
         for (std::size_t r = 0; r < step.shape.rows; ++r) {
             j.raw(r > 0 ? "," : "");
             j.raw(row_indent);
@@ -296,10 +300,6 @@ void values(JsonOut& j, const Step& step, Blocks& blocks) {
                 j.raw(step.mask->allowed(r, c) ? "true" : "false");
             }
             j.raw("]");
-        }
-    } else {
-        while (blocks.more(step)) {
-            j.raw(blocks.next(step));
         }
     }
     j.raw("\n      ]");
