@@ -12,9 +12,9 @@
 #include <functional>
 #include <vector>
 
-#include "attn/ops.hpp"
-#include "attn/parallel.hpp"
-#include "attn/random.hpp"
+#include "attn/core/ops.hpp"
+#include "attn/core/parallel.hpp"
+#include "attn/core/random.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "attn/error.hpp"
+#include "attn/core/error.hpp"
 #include "attn/version.hpp"
 #include "cli.hpp"
 

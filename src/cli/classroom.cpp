@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "attn/classroom.hpp"
-#include "attn/error.hpp"
-#include "attn/output_file.hpp"
+#include "attn/core/check.hpp"
+#include "attn/core/error.hpp"
+#include "attn/io/output_file.hpp"
 #include "cli.hpp"
 
 namespace attn::cli {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "attn/model_file.hpp"
-#include "attn/render.hpp"
-#include "attn/trace.hpp"
+#include "attn/core/trace.hpp"
+#include "attn/io/model_file.hpp"
+#include "attn/render/render.hpp"
 
 namespace CLI {
 class App;

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "attn/error.hpp"
-#include "attn/model_file.hpp"
+#include "attn/core/error.hpp"
+#include "attn/io/model_file.hpp"
 #include "cli.hpp"
 
 #ifndef ATTN_INSTALL_DATADIR

@@ -12,13 +12,13 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "attn/attention.hpp"
-#include "attn/cell.hpp"
-#include "attn/error.hpp"
-#include "attn/model_file.hpp"
-#include "attn/output_file.hpp"
-#include "attn/parallel.hpp"
-#include "attn/render.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/cell.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/parallel.hpp"
+#include "attn/io/model_file.hpp"
+#include "attn/io/output_file.hpp"
+#include "attn/render/render.hpp"
 #include "cli.hpp"
 
 namespace attn::cli {

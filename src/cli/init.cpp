@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "attn/error.hpp"
-#include "attn/output_file.hpp"
+#include "attn/core/error.hpp"
+#include "attn/io/output_file.hpp"
 #include "cli.hpp"
 
 namespace attn::cli {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "attn/output_file.hpp"
+#include "attn/io/output_file.hpp"
 #include "cli.hpp"
 
 int main(int argc, char** argv) {

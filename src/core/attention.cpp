@@ -1,6 +1,6 @@
 // The single-head self-attention pipeline: one function per step of the lesson.
 // Shapes use the legend of ops.hpp: T tokens, d_model, d_k, d_v.
-#include "attn/attention.hpp"
+#include "attn/core/attention.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,9 +10,9 @@
 #include <limits>
 #include <numeric>
 
-#include "attn/error.hpp"
-#include "attn/ops.hpp"
-#include "attn/parallel.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/ops.hpp"
+#include "attn/core/parallel.hpp"
 
 namespace attn {
 namespace {

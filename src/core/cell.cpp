@@ -1,11 +1,11 @@
 // Parsing a cell name such as "scores[is,book]" or "head2.weights[0, 1]".
-#include "attn/cell.hpp"
+#include "attn/core/cell.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <vector>
 
-#include "attn/error.hpp"
+#include "attn/core/error.hpp"
 
 namespace attn {
 namespace {

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/classroom.hpp"
-#include "attn/error.hpp"
-#include "attn/ops.hpp"
+#include "attn/core/check.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/ops.hpp"
 
 namespace attn {
 namespace {

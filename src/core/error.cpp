@@ -1,4 +1,4 @@
-#include "attn/error.hpp"
+#include "attn/core/error.hpp"
 
 #include <string>
 

@@ -1,10 +1,10 @@
-#include "attn/model.hpp"
+#include "attn/core/model.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "attn/error.hpp"
-#include "attn/random.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/random.hpp"
 
 namespace attn {
 namespace {

@@ -1,5 +1,5 @@
 // Matrix operations of self-attention. Shapes in comments use the legend of ops.hpp.
-#include "attn/ops.hpp"
+#include "attn/core/ops.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,8 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "attn/error.hpp"
-#include "attn/parallel.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/parallel.hpp"
 
 namespace attn {
 

@@ -1,5 +1,5 @@
 // Threads for attn's parallel loops: std::thread, no pool (each loop's items are large).
-#include "attn/parallel.hpp"
+#include "attn/core/parallel.hpp"
 
 #include <sched.h>
 

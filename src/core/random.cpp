@@ -1,4 +1,4 @@
-#include "attn/random.hpp"
+#include "attn/core/random.hpp"
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
-#include "attn/tokenizer.hpp"
+#include "attn/core/tokenizer.hpp"
 
-#include "attn/error.hpp"
-#include "attn/utf8.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/utf8.hpp"
 
 namespace attn {
 namespace {

@@ -1,6 +1,6 @@
 // The one list of steps in teaching order. Every renderer (text, JSON, ...) walks this list,
 // so the order, ids, names, formulas and labels never diverge between outputs.
-#include "attn/trace.hpp"
+#include "attn/core/trace.hpp"
 
 namespace attn {
 namespace {

@@ -1,4 +1,4 @@
-#include "attn/utf8.hpp"
+#include "attn/core/utf8.hpp"
 
 namespace attn::utf8 {
 

@@ -1,6 +1,6 @@
 // A small strict JSON parser that records the position of every value. Recursive descent,
 // with an explicit depth limit so that a hostile file cannot overflow the stack.
-#include "attn/json_reader.hpp"
+#include "attn/io/json_reader.hpp"
 
 #include <sys/stat.h>
 
@@ -14,8 +14,8 @@
 
 #include <fmt/format.h>
 
-#include "attn/error.hpp"
-#include "attn/utf8.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/utf8.hpp"
 
 namespace attn::json {
 namespace {

@@ -1,6 +1,6 @@
 // AtomicFile: write to "<dir>/.<name>.XXXXXX", fsync, then rename(2) over the destination,
 // which POSIX makes atomic within one file system.
-#include "attn/output_file.hpp"
+#include "attn/io/output_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include <cstring>
 #include <vector>
 
-#include "attn/error.hpp"
+#include "attn/core/error.hpp"
 
 namespace attn {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "attn/render.hpp"
+#include "attn/render/render.hpp"
 
 namespace attn {
 

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "attn/cell.hpp"
-#include "attn/ops.hpp"
-#include "attn/render.hpp"
+#include "attn/core/cell.hpp"
+#include "attn/core/ops.hpp"
+#include "attn/render/render.hpp"
 #include "common.hpp"
 #include "json_text.hpp"
 #include "narrative.hpp"

@@ -15,9 +15,9 @@
 
 #include <fmt/format.h>
 
-#include "attn/ops.hpp"
-#include "attn/parallel.hpp"
-#include "attn/render.hpp"
+#include "attn/core/ops.hpp"
+#include "attn/core/parallel.hpp"
+#include "attn/render/render.hpp"
 #include "attn/version.hpp"
 #include "json_text.hpp"
 #include "narrative.hpp"

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "attn/render.hpp"
+#include "attn/render/render.hpp"
 #include "common.hpp"
 #include "narrative.hpp"
 

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "attn/ops.hpp"
-#include "attn/render.hpp"
+#include "attn/core/ops.hpp"
+#include "attn/render/render.hpp"
 #include "common.hpp"
 #include "narrative.hpp"
 

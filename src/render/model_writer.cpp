@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "attn/render.hpp"
+#include "attn/render/render.hpp"
 #include "json_text.hpp"
 
 namespace attn {

@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "attn/render.hpp"
-#include "attn/utf8.hpp"
+#include "attn/core/utf8.hpp"
+#include "attn/render/render.hpp"
 
 namespace attn::narrative {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/trace.hpp"
+#include "attn/core/trace.hpp"
 
 namespace attn::narrative {
 

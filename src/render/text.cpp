@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "attn/ops.hpp"
-#include "attn/render.hpp"
-#include "attn/utf8.hpp"
+#include "attn/core/ops.hpp"
+#include "attn/core/utf8.hpp"
+#include "attn/render/render.hpp"
 #include "narrative.hpp"
 
 namespace attn {

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "attn/cell.hpp"
-#include "attn/render.hpp"
-#include "attn/utf8.hpp"
+#include "attn/core/cell.hpp"
+#include "attn/core/utf8.hpp"
+#include "attn/render/render.hpp"
 #include "narrative.hpp"
 
 namespace attn {

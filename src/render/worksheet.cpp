@@ -4,8 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "attn/classroom.hpp"
-#include "attn/utf8.hpp"
+#include "attn/core/check.hpp"
+#include "attn/core/utf8.hpp"
+#include "attn/render/render.hpp"
 #include "common.hpp"
 #include "json_text.hpp"
 

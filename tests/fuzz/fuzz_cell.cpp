@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "attn/attention.hpp"
-#include "attn/cell.hpp"
-#include "attn/error.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/cell.hpp"
+#include "attn/core/error.hpp"
 
 namespace {
 

@@ -2,10 +2,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attn/attention.hpp"
-#include "attn/classroom.hpp"
-#include "attn/error.hpp"
-#include "attn/model_file.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/check.hpp"
+#include "attn/core/error.hpp"
+#include "attn/io/model_file.hpp"
 #include "fuzz_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "attn/error.hpp"
-#include "attn/json_reader.hpp"
+#include "attn/core/error.hpp"
+#include "attn/io/json_reader.hpp"
 
 namespace {
 

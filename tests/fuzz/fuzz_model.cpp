@@ -3,9 +3,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "attn/attention.hpp"
-#include "attn/error.hpp"
-#include "attn/model_file.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/error.hpp"
+#include "attn/io/model_file.hpp"
 #include "fuzz_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

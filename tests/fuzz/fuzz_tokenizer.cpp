@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "attn/error.hpp"
-#include "attn/tokenizer.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/tokenizer.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

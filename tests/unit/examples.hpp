@@ -1,7 +1,7 @@
 #pragma once
 // Inputs shared by the unit tests.
 
-#include "attn/attention.hpp"
+#include "attn/core/attention.hpp"
 
 namespace attn_test {
 

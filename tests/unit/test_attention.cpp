@@ -4,9 +4,9 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "attn/attention.hpp"
-#include "attn/error.hpp"
-#include "attn/ops.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/ops.hpp"
 #include "examples.hpp"
 
 using attn::Matrix;

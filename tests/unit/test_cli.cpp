@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "attn/attention.hpp"
-#include "attn/error.hpp"
-#include "attn/parallel.hpp"
-#include "attn/trace.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/parallel.hpp"
+#include "attn/core/trace.hpp"
 #include "cli.hpp"
 
 namespace {

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "attn/error.hpp"
-#include "attn/json_reader.hpp"
+#include "attn/core/error.hpp"
+#include "attn/io/json_reader.hpp"
 
 using attn::json::parse;
 using Type = attn::json::Value::Type;

@@ -6,11 +6,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "attn/attention.hpp"
-#include "attn/ops.hpp"
-#include "attn/parallel.hpp"
-#include "attn/random.hpp"
-#include "attn/render.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/ops.hpp"
+#include "attn/core/parallel.hpp"
+#include "attn/core/random.hpp"
+#include "attn/render/render.hpp"
 
 using attn::Matrix;
 

@@ -2,9 +2,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "attn/error.hpp"
-#include "attn/model_file.hpp"
-#include "attn/render.hpp"
+#include "attn/core/error.hpp"
+#include "attn/io/model_file.hpp"
+#include "attn/render/render.hpp"
 
 namespace fs = std::filesystem;
 

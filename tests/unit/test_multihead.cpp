@@ -5,11 +5,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "attn/attention.hpp"
-#include "attn/error.hpp"
-#include "attn/model_file.hpp"
-#include "attn/ops.hpp"
-#include "attn/render.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/ops.hpp"
+#include "attn/io/model_file.hpp"
+#include "attn/render/render.hpp"
 
 using attn::Matrix;
 

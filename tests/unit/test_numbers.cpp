@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "attn/random.hpp"
+#include "attn/core/random.hpp"
 #include "json_text.hpp"
 
 namespace {

@@ -2,8 +2,8 @@
 #include <cmath>
 #include <limits>
 
-#include "attn/error.hpp"
-#include "attn/ops.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/ops.hpp"
 
 using attn::Matrix;
 

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "attn/error.hpp"
-#include "attn/output_file.hpp"
+#include "attn/core/error.hpp"
+#include "attn/io/output_file.hpp"
 
 namespace fs = std::filesystem;
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "attn/model.hpp"
-#include "attn/random.hpp"
+#include "attn/core/model.hpp"
+#include "attn/core/random.hpp"
 
 TEST_CASE("splitmix64 gives the published sequence", "[random]") {
     // reference values of splitmix64 from seed 0 (Vigna's splitmix64.c)

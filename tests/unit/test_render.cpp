@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "attn/attention.hpp"
-#include "attn/render.hpp"
-#include "attn/utf8.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/utf8.hpp"
+#include "attn/render/render.hpp"
 
 namespace {
 

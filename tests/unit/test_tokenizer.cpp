@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
-#include "attn/error.hpp"
-#include "attn/tokenizer.hpp"
-#include "attn/utf8.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/tokenizer.hpp"
+#include "attn/core/utf8.hpp"
 
 using attn::tokenize;
 using attn::TokenizerOptions;

@@ -1,10 +1,10 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "attn/attention.hpp"
-#include "attn/cell.hpp"
-#include "attn/error.hpp"
-#include "attn/render.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/cell.hpp"
+#include "attn/core/error.hpp"
+#include "attn/render/render.hpp"
 #include "examples.hpp"
 
 using attn::Matrix;

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "attn/trace.hpp"
+#include "attn/core/trace.hpp"
 
 namespace attn {
 

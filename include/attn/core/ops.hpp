@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "attn/matrix.hpp"
+#include "attn/core/matrix.hpp"
 
 namespace attn {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "attn/matrix.hpp"
-#include "attn/tokenizer.hpp"
+#include "attn/core/matrix.hpp"
+#include "attn/core/tokenizer.hpp"
 
 namespace attn {
 

@@ -7,9 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "attn/attention.hpp"
-#include "attn/cell.hpp"
-#include "attn/trace.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/cell.hpp"
+#include "attn/core/check.hpp"
+#include "attn/core/trace.hpp"
 
 namespace attn {
 
@@ -91,7 +92,20 @@ std::string format_tidy(double value, int precision, bool unicode);
 /// Our Unicode glyphs spelled in ASCII: "·" → "*", "ᵀ" → "^T", "√" → "sqrt", "−∞" → "-inf"...
 std::string to_ascii(std::string_view text);
 
-/// The version of the JSON dump format written by render_json.
-inline constexpr int json_schema_version = 1;
+/// A printable worksheet in Markdown: the given steps filled in, the `blank` steps' cells left
+/// empty (or filled in, for the answer key).
+std::string render_worksheet(const Trace& trace, const std::vector<std::string>& blank,
+                             bool answer_key, const TextStyle& style);
+
+/// The same worksheet (or answer key) as a printable HTML page.
+std::string render_worksheet_html(const Trace& trace, const std::vector<std::string>& blank,
+                                  bool answer_key, const TextStyle& style);
+
+/// The answers template: the worksheet's settings and a null for every blank cell.
+std::string render_answers_template(const Trace& trace, const std::vector<std::string>& blank);
+
+/// The report of attn check, for people.
+std::string render_check_report(const Trace& trace, const std::vector<StepVerdict>& verdicts,
+                                double tolerance, const TextStyle& style);
 
 }  // namespace attn

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "attn/matrix.hpp"
-#include "attn/model.hpp"
+#include "attn/core/matrix.hpp"
+#include "attn/core/model.hpp"
 
 namespace attn {
 
@@ -138,5 +138,8 @@ std::string_view base_id(std::string_view id) noexcept;
 
 /// The head a step belongs to (the only head for shared steps of a one-head trace).
 const Head& head_of(const Trace& trace, const Step& step);
+
+/// The version of the JSON dump format written by render_json and read by --from.
+inline constexpr int json_schema_version = 1;
 
 }  // namespace attn

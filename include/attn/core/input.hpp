@@ -1,15 +1,14 @@
 #pragma once
-/// Reading the user's numbers: embeddings, weights and model files, and JSON dumps read back
-/// with --from. Every error names the file, the line and column, the JSON path, what was
-/// found and what was expected (formats: docs/json-format.md).
+/// Putting a run's input together: what the user chose, what the files held (already read by
+/// io), and the defaults, in one pass and one order of precedence.
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "attn/attention.hpp"
-#include "attn/model.hpp"
+#include "attn/core/attention.hpp"
+#include "attn/core/model.hpp"
 
 namespace attn {
 
@@ -34,26 +33,14 @@ struct ModelFile {
     std::optional<std::size_t> pad_to;      ///< pad the sentence to this many tokens
 };
 
-/// Reads a positions file: {"positions": [[numbers], ...]}, one row per position.
-Matrix read_positions(const std::string& path);
-/// Reads a mask file: {"mask": [[true, false, ...], ...]}, true = may attend.
-Mask read_mask(const std::string& path);
-
-/// Reads an embeddings file: {"vectors": {"token": [numbers], ...}, "case_insensitive": bool}.
-EmbeddingTable read_embeddings(const std::string& path);
-/// Reads a weights file: {"W_Q": [[...]], "W_K": [[...]], "W_V": [[...]]}.
-Weights read_weights(const std::string& path);
-/// Reads a model file: {"embeddings": {...}, "weights": {...}, "sentence", "mask", ...}.
-ModelFile read_model(const std::string& path);
-
 /// What to do with a token that is not in the embeddings file.
 enum class UnknownTokens {
     error,  ///< stop with an error that lists every missing token
     random  ///< give it a seeded vector, and say so
 };
 
-/// What the user asked for on the command line: files to read and explicit choices.
-/// Anything not given comes from the files, else from the defaults of Config.
+/// What the user asked for: files to read and explicit choices. Anything not given comes
+/// from the files, else from the defaults of Config.
 struct InputSpec {
     std::optional<std::string> sentence;
     std::optional<std::string> embeddings_path;
@@ -77,19 +64,26 @@ struct InputSpec {
     bool chars = false;
 };
 
+/// The files an InputSpec names, as read (by io's read_input_files).
+struct InputFiles {
+    std::optional<ModelFile> model;
+    std::optional<EmbeddingTable> embeddings;  ///< --embeddings
+    std::optional<Weights> weights;            ///< --weights
+    std::optional<Matrix> positions;           ///< --positions FILE
+    std::optional<Mask> mask;                  ///< --mask FILE
+};
+
 /// The configuration and input of a run, ready for explain().
 struct Loaded {
     Config config;
     Input input;
 };
 
-/// Reads the files of `spec`, tokenizes, looks the tokens up and seeds what is missing.
-/// Throws attn::Error naming the file and the sizes on both sides when shapes disagree.
-Loaded load_input(const InputSpec& spec);
-
-/// Reads a JSON dump written by --json and returns the run it records, so that explaining
-/// it again reproduces the same walk-through.
-Loaded read_dump(const std::string& path);
+/// Decides the configuration (explicit choices, then the files, then the defaults; sizes
+/// come from the files, and an explicit size that disagrees is an error), tokenizes, looks
+/// the tokens up and seeds what no file gives. Throws attn::Error naming the file and the
+/// sizes on both sides when shapes disagree.
+Loaded assemble_input(const InputSpec& spec, const InputFiles& files);
 
 /// The known spellings closest to `word` (edit distance on characters), at most three.
 std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& known);

@@ -1,14 +1,13 @@
 #pragma once
-/// Worksheets and answer checking: exercises done by hand, checked by attn.
+/// Answer checking: a student's answers against the right values, and the likely mistakes.
 
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "attn/model_file.hpp"
-#include "attn/render.hpp"
-#include "attn/trace.hpp"
+#include "attn/core/input.hpp"
+#include "attn/core/trace.hpp"
 
 namespace attn {
 
@@ -25,9 +24,6 @@ struct AnswerSheet {
     std::vector<std::string> step_ids;                      ///< the answered steps, in file order
     std::vector<std::vector<std::vector<Answer>>> answers;  ///< per step: rows of cells
 };
-
-/// Reads an answers file. Throws attn::Error (input) with the place for a malformed one.
-AnswerSheet read_answers(const std::string& path);
 
 /// One wrong (or blank) cell.
 struct WrongCell {
@@ -53,21 +49,5 @@ std::vector<StepVerdict> check_answers(const Trace& trace, const AnswerSheet& sh
 
 /// The ids a worksheet leaves blank by default: everything computed.
 std::vector<std::string> default_blank_steps(const Trace& trace);
-
-/// A printable worksheet in Markdown: the given steps filled in, the `blank` steps' cells left
-/// empty (or filled in, for the answer key).
-std::string render_worksheet(const Trace& trace, const std::vector<std::string>& blank,
-                             bool answer_key, const TextStyle& style);
-
-/// The same worksheet (or answer key) as a printable HTML page.
-std::string render_worksheet_html(const Trace& trace, const std::vector<std::string>& blank,
-                                  bool answer_key, const TextStyle& style);
-
-/// The answers template: the worksheet's settings and a null for every blank cell.
-std::string render_answers_template(const Trace& trace, const std::vector<std::string>& blank);
-
-/// The report of attn check, for people.
-std::string render_check_report(const Trace& trace, const std::vector<StepVerdict>& verdicts,
-                                double tolerance, const TextStyle& style);
 
 }  // namespace attn

@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
-#include "attn/matrix.hpp"
-#include "attn/model.hpp"
-#include "attn/trace.hpp"
+#include "attn/core/matrix.hpp"
+#include "attn/core/model.hpp"
+#include "attn/core/trace.hpp"
 
 namespace attn {
 

@@ -1,0 +1,38 @@
+#pragma once
+/// Reading the user's files: embeddings, weights, model files, masks, positions, JSON dumps
+/// read back with --from, and answer sheets. Every error names the file, the line and column,
+/// the JSON path, what was found and what was expected (formats: docs/json-format.md).
+
+#include <string>
+
+#include "attn/core/check.hpp"
+#include "attn/core/input.hpp"
+
+namespace attn {
+
+/// Reads a positions file: {"positions": [[numbers], ...]}, one row per position.
+Matrix read_positions(const std::string& path);
+/// Reads a mask file: {"mask": [[true, false, ...], ...]}, true = may attend.
+Mask read_mask(const std::string& path);
+
+/// Reads an embeddings file: {"vectors": {"token": [numbers], ...}, "case_insensitive": bool}.
+EmbeddingTable read_embeddings(const std::string& path);
+/// Reads a weights file: {"W_Q": [[...]], "W_K": [[...]], "W_V": [[...]]}.
+Weights read_weights(const std::string& path);
+/// Reads a model file: {"embeddings": {...}, "weights": {...}, "sentence", "mask", ...}.
+ModelFile read_model(const std::string& path);
+
+/// Reads every file `spec` names.
+InputFiles read_input_files(const InputSpec& spec);
+
+/// Reads the files of `spec` and assembles the run's input (assemble_input).
+Loaded load_input(const InputSpec& spec);
+
+/// Reads a JSON dump written by --json and returns the run it records, so that explaining
+/// it again reproduces the same walk-through.
+Loaded read_dump(const std::string& path);
+
+/// Reads an answers file. Throws attn::Error (input) with the place for a malformed one.
+AnswerSheet read_answers(const std::string& path);
+
+}  // namespace attn
