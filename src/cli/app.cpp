@@ -23,6 +23,73 @@ std::string version_text() {
     );
 }
 
+std::string_view flag_of(Field field) noexcept {
+    switch (field) {
+        case Field::seed:
+            return "--seed";
+        case Field::d_model:
+            return "--d-model";
+        case Field::n_heads:
+            return "--heads";
+        case Field::d_k:
+            return "--d-k";
+        case Field::d_v:
+            return "--d-v";
+        case Field::mask:
+            return "--mask";
+        case Field::positions:
+            return "--positions";
+        case Field::pad_to:
+            return "--pad-to";
+        case Field::arith:
+            return "--arith";
+        case Field::scale_by:
+            return "--scale-by";
+        case Field::softmax_over:
+            return "--softmax-over";
+        case Field::unknown:
+            return "--unknown";
+        case Field::head:
+            return "--head";
+        case Field::layer:
+            return "--layer";
+        case Field::precision:
+            return "--precision";
+        case Field::width:
+            return "--width";
+        case Field::threads:
+            return "--threads";
+        case Field::max_memory:
+            return "--max-memory";
+        case Field::layout:
+            return "--layout";
+        case Field::format:
+            return "--format";
+        case Field::color:
+            return "--color";
+        case Field::steps:
+            return "--steps";
+        case Field::why:
+            return "--why";
+        case Field::tolerance:
+            return "--tolerance";
+        case Field::none:
+        case Field::sentence:
+        case Field::tokens:
+            break;
+    }
+    return "";
+}
+
+std::string message_of(const Error& error) {
+    const auto flag = flag_of(error.field());
+    // a usage error is about what was typed: name the flag; anything else keeps its name
+    if (error.kind() == ErrorKind::usage && !flag.empty()) {
+        return error.message(flag);
+    }
+    return error.what();
+}
+
 int run(const std::vector<std::string>& args, Io& io) {
     CLI::App app{"attn: self-attention, the heart of the transformer, one step at a time.", "attn"};
     app.require_subcommand(0, 1);
@@ -128,7 +195,7 @@ int run(const std::vector<std::string>& args, Io& io) {
         io.out << app.help();
         return 2;
     } catch (const Error& e) {
-        io.err << "attn: error: " << e.what() << '\n';
+        io.err << "attn: error: " << message_of(e) << '\n';
         return e.exit_code();
     } catch (const std::bad_alloc&) {
         io.err << "attn: error: out of memory; try smaller sizes (--d-model, --d-k, --d-v) or "

@@ -9,6 +9,7 @@
 
 #include "attn/core/check.hpp"
 #include "attn/core/error.hpp"
+#include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
 
@@ -70,11 +71,11 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
         in.d_model = 4;  // small enough for pencil and paper
     }
     InputSpec spec = to_spec(in);
-    if (o.arith == "hand") {
-        spec.arith = Arith::hand;
-    } else if (o.arith != "exact") {
-        throw errors::bad_choice("--arith", o.arith, "hand, exact");
+    const auto arith = parse_enum<Arith>(o.arith);
+    if (!arith) {
+        throw errors::bad_choice(Field::arith, o.arith, "hand, exact");
     }
+    spec.arith = *arith;
     const Loaded loaded = load_input(spec);
     const Trace trace = explain(loaded.input, loaded.config);
     const auto steps = teaching_steps(trace);
@@ -127,7 +128,7 @@ int run_check(const CheckOptions& o, Io& io) {
                     fmt::format("--tolerance is {}, expected a number of at least 0", o.tolerance));
     }
     const AnswerSheet sheet = read_answers(o.answers);
-    const Loaded loaded = load_input(sheet.worksheet);
+    const Loaded loaded = load_input(spec_of(sheet.worksheet));
     const Trace trace = explain(loaded.input, loaded.config);
     const auto verdicts = check_answers(trace, sheet, o.tolerance);
     if (verdicts.empty()) {
@@ -141,7 +142,7 @@ int run_check(const CheckOptions& o, Io& io) {
     style.unicode = !o.ascii;
     io.out << render_check_report(trace, verdicts, o.tolerance, style);
     const bool all_right = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) {
-        return v.wrong.empty() && v.shape_problem.empty();
+        return v.wrong.empty() && !v.wrong_shape;
     });
     return all_right ? 0 : 1;
 }

@@ -2,6 +2,7 @@
 // The command line: CLI11 wiring over the attn library. Everything here can be run
 // in-process by the tests, with the terminal and the environment passed in.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
@@ -11,12 +12,37 @@
 #include <vector>
 
 #include "attn/core/trace.hpp"
-#include "attn/io/model_file.hpp"
 #include "attn/render/render.hpp"
+#include "plan.hpp"
 
 namespace CLI {
 class App;
 }
+
+namespace attn {
+
+/// --format: how the walk-through is printed.
+enum class OutputFormat { text, markdown, latex, none };
+
+template <>
+struct EnumNames<OutputFormat> {
+    static constexpr std::array names{Named<OutputFormat>{OutputFormat::text, "text"},
+                                      Named<OutputFormat>{OutputFormat::markdown, "markdown"},
+                                      Named<OutputFormat>{OutputFormat::latex, "latex"},
+                                      Named<OutputFormat>{OutputFormat::none, "none"}};
+};
+
+/// --color: whether to colour the output.
+enum class ColorMode { automatic, always, never };
+
+template <>
+struct EnumNames<ColorMode> {
+    static constexpr std::array names{Named<ColorMode>{ColorMode::automatic, "auto"},
+                                      Named<ColorMode>{ColorMode::always, "always"},
+                                      Named<ColorMode>{ColorMode::never, "never"}};
+};
+
+}  // namespace attn
 
 namespace attn::cli {
 
@@ -131,8 +157,12 @@ void configure_init(CLI::App& app, InitOptions& options);
 int run_init(const InitOptions& options, Io& io);
 
 /// The InputSpec of the sentence, seed, sizes, mask, tokenizer and files of `options`;
-/// throws attn::Error (usage) for a value out of range.
+/// throws attn::Error (usage, naming the field) for a value out of range.
 InputSpec to_spec(const ExplainOptions& options);
+
+/// The text style of `options` on `io`'s terminal; throws attn::Error (usage) for a value
+/// out of range.
+TextStyle to_style(const ExplainOptions& options, const Io& io);
 
 /// Adds the options of `attn explain` to `app`.
 void configure_explain(CLI::App& app, ExplainOptions& options);
@@ -149,15 +179,24 @@ bool use_color(const std::string& flag, const Io& io);
 int color_depth(const Io& io);
 
 /// Bytes from "4G", "512M", "800K" or a plain number of bytes (powers of 1024). Throws
-/// attn::Error (usage) for anything else.
-std::size_t parse_bytes(const std::string& option, const std::string& text);
+/// attn::Error (usage, naming `field`) for anything else.
+std::size_t parse_bytes(Field field, const std::string& text);
 
 /// The text width: --width when given, else the terminal's, else $COLUMNS, else 80.
 std::size_t text_width(int flag, const Io& io);
 
+/// --pause: the pages one at a time; Enter goes on, q (or the end of input) stops.
+void walk_with_pauses(const std::vector<TextPage>& pages, const TextStyle& style, Io& io);
+
 /// The step ids selected by a --steps value such as "scores,weights" or "5,7" or "3".
 /// Throws attn::Error (usage) naming the valid choices for an unknown one.
 std::vector<std::string> select_steps(const std::string& spec, const std::vector<Step>& steps);
+
+/// The command-line flag that sets `field` ("--d-model"), or "" when none does.
+std::string_view flag_of(Field field) noexcept;
+
+/// An error as the command line says it: a usage error names the flag of its field.
+std::string message_of(const Error& error);
 
 /// The whole program: parses `args` (without the program name) and runs the subcommand.
 /// Prints errors as "attn: error: ..." on io.err and returns the exit code: 0 ok,

@@ -94,10 +94,7 @@ void check_finite(const Matrix& m, std::string_view name, const std::vector<std:
 
 void check_shapes(const Input& in, const Config& config) {
     const auto n_tokens = in.tokens.size();
-    if (n_tokens > max_tokens) {
-        throw errors::bad_size("the number of tokens", static_cast<long long>(n_tokens), 1,
-                               static_cast<long long>(max_tokens), "the length of the sentence");
-    }
+    check_limit(Field::tokens, static_cast<long long>(n_tokens));
     if (in.x.rows() != n_tokens || in.x.cols() != config.d_model) {
         throw errors::shape_mismatch("the embeddings", "X", in.x.rows(), in.x.cols(),
                                      "tokens × d_model", n_tokens, config.d_model);
@@ -205,67 +202,48 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
 
     // scores (T, T) = q (T, d_k) · kᵀ (d_k, T)
     head.scores = matmul_transposed(head.q, head.k);
-
-    // scaled scores (T, T) = scores / √d_k. Dividing (not multiplying by 1/√d_k) keeps each
-    // cell equal to the worked arithmetic "s / √d_k" to the last bit.
-    head.sqrt_d_k = std::sqrt(static_cast<double>(config.d_k));
-    head.scaled_scores = head.scores;
-    const bool hand = config.arith == Arith::hand;
-    if (config.scale) {
-        // by hand: ⌊s / r⌋ with r = round(√d_k), whole numbers a pencil can handle
-        const double divisor = hand ? hand_divisor(config.d_k) : head.sqrt_d_k;
-        for (double& s : head.scaled_scores.data()) {
-            s = hand ? std::floor(s / divisor) : s / divisor;
-        }
-    }
-    head.variance_scores = variance(head.scores);
-    head.variance_scaled = variance(head.scaled_scores);
     const std::string name = config.n_heads > 1 ? "head " + std::to_string(h + 1) + ": " : "";
     check_finite(head.q, name + "Q", t.tokens, head.q_labels, input);
     check_finite(head.k, name + "K", t.tokens, head.k_labels, input);
     check_finite(head.v, name + "V", t.tokens, head.v_labels, input);
     check_finite(head.scores, name + "S", t.tokens, t.tokens, input);
+
+    // scaled scores, masked scores and weights (T, T), as the trace's rule says
+    const Mask* mask = t.mask ? &*t.mask : nullptr;
+    auto w = attention_weights(head.scores, mask, t.rule);
+    head.scaled_scores = std::move(w.scaled);
+    head.masked_scores = std::move(w.masked);
+    head.attention = std::move(w.weights);
+    head.empty_rows = std::move(w.empty);
     check_finite(head.scaled_scores, name + "S′", t.tokens, t.tokens, input);
+    head.variance_q = variance(head.q);
+    head.variance_k = variance(head.k);
+    head.variance_scores = variance(head.scores);
+    head.variance_scaled = variance(head.scaled_scores);
 
-    // the masked scores (T, T): -inf where a key is blocked
-    const Matrix* logits = &head.scaled_scores;
-    if (t.mask) {
-        head.masked_scores = apply_mask(head.scaled_scores, *t.mask);
-        logits = &head.masked_scores;
-    }
-
-    // attention weights (T, T) = softmax of each row, stable; by hand 3^x in place of e^x
-    auto softmax = hand ? softmax_rows_base(*logits, 3.0) : softmax_rows(*logits);
-    if (hand) {
+    if (t.rule.arith == Arith::hand) {
         // how far the hand rules land from the exact weights
-        Matrix exact = head.scores;
-        for (double& s : exact.data()) {
-            s /= config.scale ? head.sqrt_d_k : 1.0;
-        }
-        head.exact_attention = softmax_rows(t.mask ? apply_mask(exact, *t.mask) : exact).weights;
-        for (std::size_t i = 0; i < exact.size(); ++i) {
+        head.exact_attention = attention_weights(head.scores, mask, t.rule.exact()).weights;
+        for (std::size_t i = 0; i < head.attention.size(); ++i) {
             head.hand_difference =
                 std::max(head.hand_difference,
-                         std::abs(head.exact_attention.data()[i] - softmax.weights.data()[i]));
+                         std::abs(head.exact_attention.data()[i] - head.attention.data()[i]));
         }
     }
-    head.attention = std::move(softmax.weights);
-    head.empty_rows = std::move(softmax.empty_rows);
 
-    if (!config.scale) {
+    if (!t.rule.scales()) {
         // the --no-scale lesson: how peaked each row is, and how peaked scaling keeps it
-        Matrix scaled = head.scores;
-        for (double& s : scaled.data()) {
-            s /= head.sqrt_d_k;
-        }
-        const Matrix would_be = softmax_rows(t.mask ? apply_mask(scaled, *t.mask) : scaled).weights;
+        WeightsRule scaled_rule = t.rule;
+        scaled_rule.scale_by = ScaleBy::d_k;
+        scaled_rule.scale_width = config.d_k;
+        const Matrix would_be = attention_weights(head.scores, mask, scaled_rule).weights;
         const auto stats = [](const Matrix& a, std::vector<double>& max, std::vector<double>& ent) {
             for (std::size_t r = 0; r < a.rows(); ++r) {
                 double m = 0.0;
                 double e = 0.0;
-                for (double w : a.row(r)) {
-                    m = std::max(m, w);
-                    e -= w > 0.0 ? w * std::log(w) : 0.0;
+                for (double x : a.row(r)) {
+                    m = std::max(m, x);
+                    e -= x > 0.0 ? x * std::log(x) : 0.0;
                 }
                 max.push_back(m);
                 ent.push_back(e);
@@ -347,10 +325,7 @@ Input seeded_input(std::string_view sentence, const Config& config, SeedParts pa
     Input in;
     in.sentence = std::string(sentence);
     in.tokens = tokenize(sentence, config.tokenizer);
-    if (in.tokens.size() > max_tokens) {
-        throw errors::bad_size("the number of tokens", static_cast<long long>(in.tokens.size()), 1,
-                               static_cast<long long>(max_tokens), "the length of the sentence");
-    }
+    check_limit(Field::tokens, static_cast<long long>(in.tokens.size()));
     for (std::size_t i = 0; i < config.n_pad; ++i) {
         in.tokens.emplace_back(pad_token);
     }
@@ -378,6 +353,7 @@ Trace explain(const Input& input, const Config& config) {
 
     Trace t;
     t.config = config;
+    t.rule = weights_rule(config);
     t.description = input.description;
     t.sentence = input.sentence;
     t.tokens = input.tokens;
@@ -485,6 +461,7 @@ Trace explain(const Input& input, const Config& config) {
     t.identical_embeddings = identical_rows(t.x);
     t.identical_inputs = identical_rows(t.x_in);
     t.identical_outputs = identical_rows(t.output);
+    t.index_steps();
     return t;
 }
 

@@ -44,19 +44,18 @@ bool all_match(const Cells& cells, const Matrix& m, double tolerance) {
     return any;
 }
 
-Matrix softmax_like(const Trace& t, const Matrix& logits) {
-    return t.config.arith == Arith::hand ? softmax_rows_base(logits, 3.0).weights
-                                         : softmax_rows(logits).weights;
+// The weights the trace's rule gives from `scores`, with one part of the rule changed.
+Matrix weights_with(const Trace& t, const Head& head, const WeightsRule& rule) {
+    return attention_weights(head.scores, t.mask ? &*t.mask : nullptr, rule).weights;
 }
 
 // The mistakes students make most, recognised by recomputing with the mistake.
-std::string diagnose(const Trace& t, const Head& head, std::string_view base, const Cells& cells,
-                     double tolerance) {
-    const bool hand = t.config.arith == Arith::hand;
+Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const Cells& cells,
+                 double tolerance) {
+    const bool hand = t.rule.arith == Arith::hand;
     if (base == "scores") {
         if (all_match(cells, transpose(head.scores), tolerance)) {
-            return "rows and columns are swapped: in S = Q · Kᵀ the rows are queries and the "
-                   "columns keys (you computed K · Qᵀ)";
+            return Mistake::swapped_scores;
         }
     }
     if (base == "masked_scores") {
@@ -64,51 +63,52 @@ std::string diagnose(const Trace& t, const Head& head, std::string_view base, co
             for (std::size_t c = 0; c < cells[r].size() && c < head.masked_scores.cols(); ++c) {
                 if (std::isinf(head.masked_scores(r, c)) &&
                     cells[r][c].kind == Answer::Kind::number) {
-                    return "masked cells must be −∞, not a number such as 0: −∞ is what makes "
-                           "their weight exactly 0 after softmax";
+                    return Mistake::masked_not_infinite;
                 }
             }
         }
     }
     if (base == "scaled_scores" || base == "masked_scores") {
         if (all_match(cells, head.scores, tolerance)) {
-            return "you forgot to scale: S′ = S / √d_k" +
-                   std::string(hand ? " (by hand, ⌊S / r⌋)" : "");
+            return Mistake::not_scaled;
         }
     }
     if (base == "weights") {
-        Matrix unscaled = head.scores;
-        if (t.mask) {
-            unscaled = apply_mask(unscaled, *t.mask);
+        WeightsRule unscaled = t.rule;
+        unscaled.scale_by = ScaleBy::none;
+        if (all_match(cells, weights_with(t, head, unscaled), tolerance)) {
+            return Mistake::softmax_of_unscaled;
         }
-        if (all_match(cells, softmax_like(t, unscaled), tolerance)) {
-            return "you forgot to scale before softmax: softmax(S′) with S′ = S / √d_k, not "
-                   "softmax(S)";
+        WeightsRule columns = t.rule;
+        columns.over = SoftmaxOver::columns;
+        if (all_match(cells, weights_with(t, head, columns), tolerance)) {
+            return Mistake::softmax_over_columns;
         }
-        const Matrix& logits = t.mask ? head.masked_scores : head.scaled_scores;
-        if (all_match(cells, transpose(softmax_like(t, transpose(logits))), tolerance)) {
-            return "softmax over the wrong axis: each row (one query, over all keys) must sum to "
-                   "1, not each column";
+        if (t.mask &&
+            all_match(cells, attention_weights(head.scores, nullptr, t.rule).weights, tolerance)) {
+            return Mistake::mask_not_applied;
         }
-        if (t.mask && all_match(cells, softmax_like(t, head.scaled_scores), tolerance)) {
-            return "the mask was not applied: masked cells must be −∞ before softmax, so that "
-                   "their weight is 0";
-        }
-        if (hand && all_match(cells, softmax_rows(logits).weights, tolerance)) {
-            return "you used e^x: by hand the rule is 3^x";
+        if (hand) {
+            WeightsRule e_x = t.rule;
+            e_x.arith = Arith::exact;  // e^x, of the same hand-scaled scores
+            const Matrix& logits = t.mask ? head.masked_scores : head.scaled_scores;
+            e_x.scale_by = ScaleBy::none;
+            if (all_match(cells, attention_weights(logits, nullptr, e_x).weights, tolerance)) {
+                return Mistake::e_instead_of_3;
+            }
         }
     }
     if (base == "output" &&
         all_match(cells, matmul(transpose(head.attention), head.v), tolerance)) {
-        return "you used the columns of A as weights: Z = A · V takes each row of A";
+        return Mistake::columns_of_weights;
     }
-    return "";
+    return Mistake::none;
 }
 
 }  // namespace
 
 std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet, double tolerance) {
-    const auto steps = teaching_steps(t);
+    const auto& steps = teaching_steps(t);
     std::vector<StepVerdict> out;
     // in teaching order, whatever the order in the file
     for (const auto& step : steps) {
@@ -119,7 +119,6 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         const Cells& cells = sheet.answers[static_cast<std::size_t>(it - sheet.step_ids.begin())];
         StepVerdict v;
         v.step_id = step.id;
-        v.title = step.number + " · " + std::string(step.title) + " " + step.symbol;
         v.n_cells = step.shape.rows * step.shape.cols;
         if (step.kind == StepKind::tokens || step.kind == StepKind::mask) {
             throw Error(ErrorKind::input, sheet.path + ": answers." + step.id +
@@ -129,28 +128,46 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         const Head& head = head_of(t, step);
         if (!same_shape(cells, step.shape.rows, step.shape.cols)) {
             const std::size_t cols = cells.empty() ? 0 : cells.front().size();
-            v.shape_problem = "the answer is " + std::to_string(cells.size()) + "×" +
-                              std::to_string(cols) + ", expected " +
-                              std::to_string(step.shape.rows) + "×" +
-                              std::to_string(step.shape.cols);
-            if (base_id(step.id) == "scores") {
-                v.diagnosis = "S = Q · Kᵀ is tokens × tokens: did you forget to transpose K?";
+            v.wrong_shape = std::pair{cells.size(), cols};
+            if (step.op == StepOp::scores) {
+                v.mistake = Mistake::k_not_transposed;
             }
             out.push_back(std::move(v));
             continue;
         }
         for (std::size_t r = 0; r < step.shape.rows; ++r) {
             for (std::size_t c = 0; c < step.shape.cols; ++c) {
-                const double expected = (*step.matrix)(r, c);
+                const double expected = step.value(r, c);
                 if (!matches(cells[r][c], expected, tolerance)) {
                     v.wrong.push_back({r, c, cells[r][c], expected});
                 }
             }
         }
         if (!v.wrong.empty()) {
-            v.diagnosis = diagnose(t, head, base_id(step.id), cells, tolerance);
+            v.mistake = diagnose(t, head, base_id(step.id), cells, tolerance);
         }
         out.push_back(std::move(v));
+    }
+    return out;
+}
+
+std::vector<std::string> default_blank_steps(const Trace& trace) {
+    std::vector<std::string> out;
+    for (const auto& s : teaching_steps(trace)) {
+        switch (s.op) {
+            case StepOp::q:
+            case StepOp::k:
+            case StepOp::v:
+            case StepOp::scores:
+            case StepOp::scaled_scores:
+            case StepOp::masked_scores:
+            case StepOp::weights:
+            case StepOp::output:
+                out.push_back(s.id);
+                break;
+            default:
+                break;
+        }
     }
     return out;
 }

@@ -1,8 +1,12 @@
 #include "attn/core/error.hpp"
 
+#include <array>
 #include <string>
 
-namespace attn::errors {
+#include <fmt/format.h>
+#include <utf8proc.h>
+
+namespace attn {
 namespace {
 
 std::string str(std::string_view s) {
@@ -13,17 +17,157 @@ std::string shape(std::size_t rows, std::size_t cols) {
     return std::to_string(rows) + "×" + std::to_string(cols);
 }
 
-char hex_digit(unsigned value) {
-    return "0123456789ABCDEF"[value & 0xFU];
+// Whether a code point would act on a terminal or a page, or hide, rather than show: C0 and
+// C1 controls, DEL, line and paragraph separators, and format characters (bidirectional
+// overrides and isolates, zero-width spaces, the byte order mark, tags). The zero-width
+// joiner and non-joiner stay: emoji sequences and many scripts need them.
+bool hidden(utf8proc_int32_t cp) {
+    if (cp == 0x200C || cp == 0x200D) {
+        return false;
+    }
+    switch (utf8proc_category(cp)) {
+        case UTF8PROC_CATEGORY_CC:
+        case UTF8PROC_CATEGORY_CF:
+        case UTF8PROC_CATEGORY_ZL:
+        case UTF8PROC_CATEGORY_ZP:
+            return true;
+        default:
+            return false;
+    }
 }
 
 }  // namespace
 
-Error bad_size(std::string_view option, long long found, long long min, long long max,
+std::string_view field_name(Field field) noexcept {
+    switch (field) {
+        case Field::none:
+            return "the value";
+        case Field::sentence:
+            return "the sentence";
+        case Field::seed:
+            return "the seed";
+        case Field::d_model:
+            return "d_model";
+        case Field::n_heads:
+            return "the number of heads";
+        case Field::d_k:
+            return "d_k";
+        case Field::d_v:
+            return "d_v";
+        case Field::mask:
+            return "the mask";
+        case Field::positions:
+            return "the positions";
+        case Field::pad_to:
+            return "the padded length";
+        case Field::arith:
+            return "the arithmetic";
+        case Field::scale_by:
+            return "the scaling";
+        case Field::softmax_over:
+            return "the softmax axis";
+        case Field::unknown:
+            return "the rule for unknown tokens";
+        case Field::tokens:
+            return "the number of tokens";
+        case Field::head:
+            return "the head";
+        case Field::layer:
+            return "the layer";
+        case Field::precision:
+            return "the precision";
+        case Field::width:
+            return "the width";
+        case Field::threads:
+            return "the number of threads";
+        case Field::max_memory:
+            return "the memory limit";
+        case Field::layout:
+            return "the layout";
+        case Field::format:
+            return "the format";
+        case Field::color:
+            return "the colour setting";
+        case Field::steps:
+            return "the steps";
+        case Field::why:
+            return "the cell";
+        case Field::tolerance:
+            return "the tolerance";
+    }
+    return "the value";
+}
+
+namespace {
+
+// `text` with each subject mark replaced by `name`.
+std::string with_subject(std::string_view text, std::string_view name) {
+    std::string out;
+    out.reserve(text.size() + 16);
+    for (char c : text) {
+        if (c == subject) {
+            out += name;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Error::Error(ErrorKind kind, Field field, const std::string& text)
+    : std::runtime_error(with_subject(text, field_name(field))),
+      kind_(kind),
+      field_(field),
+      text_(text) {}
+
+std::string Error::message(std::string_view name) const {
+    return with_subject(text_, name);
+}
+
+std::string shown(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());  // NOLINT
+    std::size_t i = 0;
+    while (i < text.size()) {
+        utf8proc_int32_t cp = 0;
+        const auto n =
+            utf8proc_iterate(bytes + i, static_cast<utf8proc_ssize_t>(text.size() - i), &cp);
+        if (n <= 0) {
+            out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i]));
+            ++i;
+            continue;
+        }
+        const auto len = static_cast<std::size_t>(n);
+        if (!hidden(cp)) {
+            out.append(text.substr(i, len));
+        } else if (cp == '\n') {
+            out += "\\n";
+        } else if (cp == '\t') {
+            out += "\\t";
+        } else if (cp == '\r') {
+            out += "\\r";
+        } else if (cp < 0x80) {
+            out += fmt::format("\\x{:02x}", cp);
+        } else if (cp <= 0xFFFF) {
+            out += fmt::format("\\u{:04x}", cp);
+        } else {
+            out += fmt::format("\\U{:08x}", cp);
+        }
+        i += len;
+    }
+    return out;
+}
+
+namespace errors {
+
+Error bad_size(Field field, long long found, long long min, long long max,
                std::string_view meaning) {
-    return {ErrorKind::usage, str(option) + " is " + std::to_string(found) +
-                                  ", expected a whole number from " + std::to_string(min) + " to " +
-                                  std::to_string(max) + " (" + str(meaning) + ")"};
+    return {ErrorKind::usage, field,
+            fmt::format("{} is {}, expected a whole number from {} to {} ({})", subject, found, min,
+                        max, meaning)};
 }
 
 Error empty_sentence(std::string_view mode) {
@@ -35,14 +179,11 @@ Error empty_sentence(std::string_view mode) {
 }
 
 Error invalid_utf8(std::string_view what, std::size_t byte_offset, unsigned char byte) {
-    std::string b = "0x";
-    b += hex_digit(byte >> 4U);
-    b += hex_digit(byte);
-    return {ErrorKind::input, str(what) + " is not valid UTF-8: byte " + b + " at byte offset " +
-                                  std::to_string(byte_offset) +
-                                  " does not start or continue a UTF-8 character, expected "
-                                  "UTF-8 text\n  hint: convert it first, e.g. with "
-                                  "iconv -f latin1 -t utf-8"};
+    return {ErrorKind::input,
+            fmt::format("{} is not valid UTF-8: byte 0x{:02X} at byte offset {} does not start or "
+                        "continue a UTF-8 character, expected UTF-8 text\n  hint: convert it "
+                        "first, e.g. with iconv -f latin1 -t utf-8",
+                        what, byte, byte_offset)};
 }
 
 Error shape_mismatch(std::string_view what, std::string_view left, std::size_t left_rows,
@@ -53,14 +194,15 @@ Error shape_mismatch(std::string_view what, std::string_view left, std::size_t l
                                   shape(right_rows, right_cols)};
 }
 
-Error bad_choice(std::string_view option, std::string_view found, std::string_view allowed) {
-    return {ErrorKind::usage,
-            str(option) + " is '" + str(found) + "', expected one of: " + str(allowed)};
+Error bad_choice(Field field, std::string_view found, std::string_view allowed) {
+    return {ErrorKind::usage, field,
+            fmt::format("{} is '{}', expected one of: {}", subject, shown(found), allowed)};
 }
 
 Error cannot_write(std::string_view path, std::string_view reason) {
-    return {ErrorKind::output, "cannot write " + str(path) + ": " + str(reason) +
+    return {ErrorKind::output, "cannot write " + shown(path) + ": " + str(reason) +
                                    " (nothing was written; any existing file is unchanged)"};
 }
 
-}  // namespace attn::errors
+}  // namespace errors
+}  // namespace attn

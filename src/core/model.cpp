@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "attn/core/error.hpp"
 #include "attn/core/random.hpp"
 
@@ -33,39 +35,7 @@ Matrix seeded_matrix(std::size_t rows, std::size_t cols, double stddev, std::uin
     return m;
 }
 
-void check_size(std::string_view option, std::size_t value, std::size_t max,
-                std::string_view meaning) {
-    if (value < 1 || value > max) {
-        throw errors::bad_size(option, static_cast<long long>(value), 1,
-                               static_cast<long long>(max), meaning);  // NOLINT
-    }
-}
-
 }  // namespace
-
-std::string_view to_string(MaskKind kind) noexcept {
-    switch (kind) {
-        case MaskKind::causal:
-            return "causal";
-        case MaskKind::file:
-            return "file";
-        case MaskKind::none:
-            break;
-    }
-    return "none";
-}
-
-std::string_view to_string(PositionKind kind) noexcept {
-    switch (kind) {
-        case PositionKind::sinusoidal:
-            return "sinusoidal";
-        case PositionKind::file:
-            return "file";
-        case PositionKind::none:
-            break;
-    }
-    return "none";
-}
 
 Matrix sinusoidal_positions(std::size_t n_tokens, std::size_t d_model) {
     Matrix p(n_tokens, d_model);
@@ -82,16 +52,16 @@ Matrix sinusoidal_positions(std::size_t n_tokens, std::size_t d_model) {
 }
 
 void validate(const Config& config) {
-    check_size("--d-model", config.d_model, max_width, "the width of each token's embedding");
-    check_size("--heads", config.n_heads, max_heads, "the number of attention heads");
-    check_size("--d-k", config.d_k, max_width, "the width of each query and key vector");
-    check_size("--d-v", config.d_v, max_width, "the width of each value vector");
+    check_limit(Field::d_model, static_cast<long long>(config.d_model));
+    check_limit(Field::n_heads, static_cast<long long>(config.n_heads));
+    check_limit(Field::d_k, static_cast<long long>(config.d_k));
+    check_limit(Field::d_v, static_cast<long long>(config.d_v));
     if (config.n_heads * config.d_k > max_width || config.n_heads * config.d_v > max_width) {
-        throw Error(ErrorKind::usage,
-                    "--heads × --d-k is " + std::to_string(config.n_heads * config.d_k) +
-                        " and --heads × --d-v " + std::to_string(config.n_heads * config.d_v) +
-                        ", expected at most " + std::to_string(max_width) +
-                        " (the width of all heads together)");
+        throw Error(ErrorKind::usage, Field::n_heads,
+                    fmt::format("{} × d_k is {} and {} × d_v {}, expected at most {} (the width "
+                                "of all heads together)",
+                                subject, config.n_heads * config.d_k, subject,
+                                config.n_heads * config.d_v, max_width));
     }
 }
 
@@ -108,12 +78,8 @@ Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_m
     return x;
 }
 
-std::string_view to_string(Arith arith) noexcept {
-    return arith == Arith::hand ? "hand" : "exact";
-}
-
-double hand_divisor(std::size_t d_k) noexcept {
-    return std::max(1.0, std::round(std::sqrt(static_cast<double>(d_k))));
+double hand_divisor(std::size_t width) noexcept {
+    return std::max(1.0, std::round(std::sqrt(static_cast<double>(width))));
 }
 
 Weights seeded_weights(const Config& c) {

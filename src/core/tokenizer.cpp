@@ -148,10 +148,6 @@ std::string fold_case(std::string_view text) {
     return out;
 }
 
-std::string_view to_string(TokenMode mode) noexcept {
-    return mode == TokenMode::chars ? "chars" : "words";
-}
-
 std::vector<std::string> tokenize(std::string_view sentence, const TokenizerOptions& options) {
     std::vector<std::string> tokens;
     const auto chars = clusters(sentence, options.lowercase);

@@ -1,6 +1,9 @@
 // The one list of steps in teaching order. Every renderer (text, JSON, ...) walks this list,
-// so the order, ids, names, formulas and labels never diverge between outputs.
+// so the order, ids, symbols, formulas and labels never diverge between outputs. The words
+// that explain each step are render's (src/render/lesson.cpp).
 #include "attn/core/trace.hpp"
+
+#include <algorithm>
 
 namespace attn {
 namespace {
@@ -9,30 +12,75 @@ Shape shape_of(const Matrix& m) {
     return {m.rows(), m.cols()};
 }
 
-std::string range(std::size_t begin, std::size_t n) {
-    return std::to_string(begin) + ":" + std::to_string(begin + n);
+Shape transposed(const Shape& s) {
+    return {s.cols, s.rows};
+}
+
+Symbol sym(std::string base, std::string sub = "", std::size_t head = 0) {
+    Symbol s;
+    s.base = std::move(base);
+    s.sub = std::move(sub);
+    s.head = head;
+    return s;
+}
+
+// S′ (prime), S′ₘ (prime and masked), Kᵀ (transposed)
+Symbol primed(Symbol s, bool masked = false) {
+    s.prime = true;
+    s.masked = masked;
+    return s;
+}
+
+Symbol transpose_of(Symbol s) {
+    s.transposed = true;
+    return s;
+}
+
+Symbol d(std::string_view which) {
+    return sym("d", std::string(which));
+}
+
+// √d_k, √d_model
+Formula sqrt_of(const Symbol& width) {
+    Formula f;
+    f.open(Bracket::sqrt).sym(width).close(Bracket::sqrt);
+    return f;
+}
+
+std::vector<std::size_t> breaks(std::size_t n_heads, std::size_t width) {
+    std::vector<std::size_t> out;
+    for (std::size_t h = 1; h < n_heads; ++h) {
+        out.push_back(h * width);
+    }
+    return out;
 }
 
 // Builds the list; steps added after set_head(h) belong to head h (1-based; 0 = shared).
 class StepList {
   public:
-    Step& matrix(std::string id, std::string number, std::string_view title, std::string symbol,
-                 std::string formula, std::string_view explanation, std::vector<Shape> operands,
-                 const Matrix& m, std::span<const std::string> rows,
+    Step& matrix(std::string id, std::string number, StepOp op, Symbol symbol, Formula formula,
+                 std::vector<Shape> operands, const Matrix& m, std::span<const std::string> rows,
                  std::span<const std::string> cols) {
         Step s;
         s.id = std::move(id);
         s.number = std::move(number);
-        s.title = title;
+        s.op = op;
         s.symbol = std::move(symbol);
         s.formula = std::move(formula);
-        s.explanation = explanation;
         s.operands = std::move(operands);
         s.shape = shape_of(m);
         s.matrix = &m;
         s.row_labels = rows;
         s.col_labels = cols;
         return add(std::move(s));
+    }
+    // An input of the walk-through: its formula is its name.
+    Step& input(std::string id, std::string number, StepOp op, const Symbol& symbol,
+                const Matrix& m, std::span<const std::string> rows,
+                std::span<const std::string> cols) {
+        Formula f;
+        f.sym(symbol);
+        return matrix(std::move(id), std::move(number), op, symbol, f, {}, m, rows, cols);
     }
     Step& add(Step s) {
         s.head = head_;
@@ -47,129 +95,519 @@ class StepList {
     std::size_t head_ = 0;
 };
 
-constexpr std::string_view tokens_why =
-    "The sentence is cut into tokens, the units attention works on. A token's index is its "
-    "position in the sequence; attention itself never sees it, only the vectors below.";
-constexpr std::string_view embeddings_why =
-    "Each token becomes a vector of d_model numbers, looked up by its text. Row i of X stands "
-    "for token i: from here on, attention only sees these numbers.";
-constexpr std::string_view w_q_why =
-    "A learned matrix that turns an embedding into a query: what this token is looking for in "
-    "the others.";
-constexpr std::string_view w_k_why =
-    "A learned matrix that turns an embedding into a key: what this token offers, to be "
-    "matched against the queries.";
-constexpr std::string_view w_v_why =
-    "A learned matrix that turns an embedding into a value: the information this token passes "
-    "on to the tokens that attend to it.";
-constexpr std::string_view bias_why =
-    "A learned bias, added to every token's row after the product. Not every model has one "
-    "(PyTorch's nn.MultiheadAttention does, by default).";
-constexpr std::string_view q_why =
-    "Row i is token i's query, row i of X times W_Q. One matrix product projects every token "
-    "at once, with the same weights for every position.";
-constexpr std::string_view k_why = "Row i is token i's key, row i of X times W_K.";
-constexpr std::string_view v_why =
-    "Row i is token i's value, row i of X times W_V: what token i will contribute to the output "
-    "of any token that attends to it.";
-constexpr std::string_view scores_why =
-    "Cell (i, j) is the dot product of token i's query with token j's key: large when the two "
-    "vectors point the same way. Row i is how well every token matches what token i is "
-    "looking for. Rows are queries, columns are keys.";
-constexpr std::string_view scaled_why =
-    "A dot product of two d_k-wide vectors with unit-variance entries has a variance of about "
-    "d_k, so scores grow with the width. Dividing by √d_k brings the variance back to about 1 "
-    "and keeps softmax out of saturation, where one weight is nearly 1, the others nearly 0, "
-    "and learning stalls.";
-constexpr std::string_view hand_scaled_why =
-    "By hand (--arith hand): ⌊S / r⌋ with r = √d_k rounded to a whole number, in place of "
-    "S / √d_k, so that every number stays a whole number. Together with 3^x in place of e^x "
-    "below it lands close to the exact weights: for d_k = 3, "
-    "3^(x/2)\u00A0=\u00A0e^(0.549x), while e^(x/√3)\u00A0=\u00A0e^(0.577x).";
-constexpr std::string_view hand_weights_why =
-    "Softmax by hand: 3^(s − max) / Σ 3^(s − max) in place of e^(s − max) / Σ e^(s − max), "
-    "so that every term is a power of 3 you can write down as a fraction (3^−1 = 1/3). Each "
-    "row still sums to 1.";
-constexpr std::string_view unscaled_why =
-    "Skipped on purpose (--no-scale), to show what the scaling is for: the scores go to "
-    "softmax as they are. Their variance grows with d_k, and large scores push softmax into "
-    "saturation: one weight near 1, the rest near 0. Compare the rows' largest weights below "
-    "with what scaling would have given.";
-constexpr std::string_view mask_why =
-    "A token may look only at itself and the tokens before it, as in a model that writes text "
-    "one token at a time and cannot see the future. 1\u00A0=\u00A0may attend, "
-    "0\u00A0=\u00A0blocked: attn's convention, as in PyTorch's scaled_dot_product_attention "
-    "(nn.MultiheadAttention's attn_mask and key_padding_mask use the opposite, "
-    "True\u00A0=\u00A0blocked).";
-constexpr std::string_view padding_why =
-    "The <pad> tokens only fill the sentence up to a fixed length, as when sentences of "
-    "different lengths are batched together: no token may attend to them (their columns are "
-    "0). 1\u00A0=\u00A0may attend, 0\u00A0=\u00A0blocked: attn's convention, as in "
-    "PyTorch's scaled_dot_product_attention (nn.MultiheadAttention's key_padding_mask uses "
-    "True\u00A0=\u00A0blocked).";
-constexpr std::string_view causal_padding_why =
-    "A token may look only at itself and the tokens before it, as in a model that writes text "
-    "one token at a time, and no token may look at the <pad> tokens, which only fill the "
-    "sentence up to a fixed length. 1\u00A0=\u00A0may attend, 0\u00A0=\u00A0blocked: "
-    "attn's convention, as in PyTorch's scaled_dot_product_attention (nn.MultiheadAttention's "
-    "attn_mask and key_padding_mask use the opposite, True\u00A0=\u00A0blocked).";
-constexpr std::string_view file_mask_why =
-    "A mask given in a file: row i says which tokens token i may attend to. "
-    "1\u00A0=\u00A0may attend, 0\u00A0=\u00A0blocked: attn's convention, as in PyTorch's "
-    "scaled_dot_product_attention (nn.MultiheadAttention's attn_mask uses the opposite, "
-    "True\u00A0=\u00A0blocked, so pass it the negation of this matrix).";
-constexpr std::string_view positions_why =
-    "Attention itself ignores order: shuffle the tokens and each one gets the same output. "
-    "Adding a different vector for each position to the embeddings lets it tell \"the\" at "
-    "position 0 from \"the\" at position 4. The sinusoidal table of the original Transformer "
-    "uses a sine and a cosine of a different frequency in each pair of columns.";
-constexpr std::string_view positions_file_why =
-    "Attention itself ignores order: shuffle the tokens and each one gets the same output. "
-    "Adding a different vector for each position to the embeddings (here from a file, as a "
-    "model with learned positions would have them) lets it tell the positions apart.";
-constexpr std::string_view with_positions_why =
-    "The embeddings plus their positions: what every head below projects. The same token at "
-    "two positions now has two different rows.";
-constexpr std::string_view masked_why =
-    "Blocked cells become −∞, so that softmax gives them a weight of exactly 0 "
-    "(e^−∞\u00A0=\u00A00). A finite stand-in such as −1e4 or −1e9 works only while the real "
-    "scores are far smaller than it (and −1e9 does not even fit in half precision); −∞ gives "
-    "exactly 0 whatever the scores are.";
-constexpr std::string_view weights_why =
-    "Softmax turns each row of scores into weights that are positive and sum to 1: how token "
-    "i shares its attention among the tokens. It is computed stably: attn subtracts each row's "
-    "maximum before exponentiating, e^(s − max) / Σ e^(s − max), which gives the same weights "
-    "and never overflows.";
-constexpr std::string_view output_why =
-    "Each token's new vector is the weighted average of all value vectors, with its row of A as "
-    "the weights: every token now carries information from the tokens it attends to. This is "
-    "the output of self-attention.";
-constexpr std::string_view head_output_why =
-    "Each token's new vector from this head: the weighted average of the head's value vectors, "
-    "with its row of A as the weights.";
-constexpr std::string_view slice_why =
-    "This head's own columns of the weights. Each head projects X into a smaller space of its "
-    "own, so different heads can look for different things.";
-constexpr std::string_view concat_why =
-    "The heads' outputs side by side, one block of columns per head (the │ marks the "
-    "boundaries): every token now has one row with what each head found.";
-constexpr std::string_view w_o_why =
-    "A learned matrix that mixes the heads: each output dimension is a weighted sum over every "
-    "head's columns. Without it the heads would stay side by side, unmixed, and the width "
-    "would depend on the number of heads.";
-constexpr std::string_view final_why =
-    "The output of multi-head attention: for every token, what all heads found, mixed by W_O "
-    "into a vector as wide as the embedding, ready for the next layer.";
-
-std::vector<std::size_t> breaks(std::size_t n_heads, std::size_t width) {
-    std::vector<std::size_t> out;
-    for (std::size_t h = 1; h < n_heads; ++h) {
-        out.push_back(h * width);
+// The formula of the mask step: M[i, j] = 1 if j ≤ i, else 0, and so on.
+Formula mask_formula(const Trace& t, bool columns) {
+    const auto& c = t.config;
+    const bool padded = c.n_pad > 0;
+    Formula f;
+    const auto cell = [&] {
+        f.sym(sym("M")).open(Bracket::index);
+        if (columns) {
+            f.num("j").op(Op::comma).num("i");
+        } else {
+            f.num("i").op(Op::comma).num("j");
+        }
+        f.close(Bracket::index).op(Op::equals);
+    };
+    if (c.mask == MaskKind::file) {
+        f.sym(sym("M")).op(Op::equals).word("mask from").word(t.mask_source.path);
+        if (padded) {
+            f.op(Op::comma).word("and");
+            cell();
+            f.num("0").word("for the <pad> keys j");
+        }
+    } else if (c.mask == MaskKind::causal) {
+        cell();
+        f.num("1").word("if").num("j").op(Op::less_equal).num("i");
+        if (padded) {
+            f.word("and j is not <pad>");
+        }
+        f.op(Op::comma).word("else").num("0");
+    } else {
+        cell();
+        f.num("0").word("if j is <pad>").op(Op::comma).word("else").num("1");
     }
-    return out;
+    return f;
+}
+
+std::vector<Step> build(const Trace& t, bool columns) {
+    StepList list;
+    const std::span<const std::string> tokens = t.tokens;
+    const bool masked = t.mask.has_value();
+    const bool multi = t.projected;
+    const std::size_t n_heads = t.heads.size();
+    const auto& c = t.config;
+    const WeightsRule& rule = t.rule;
+
+    Step tok;
+    tok.id = "tokens";
+    tok.number = "1";
+    tok.op = StepOp::tokens;
+    tok.symbol = sym("tokens");
+    tok.formula.sym(sym("tokens"))
+        .op(Op::equals)
+        .fn(c.tokenizer.mode == TokenMode::chars ? "characters" : "words")
+        .open(Bracket::call)
+        .sym(sym("sentence"))
+        .close(Bracket::call);
+    tok.shape = {t.tokens.size(), 1};
+    tok.kind = StepKind::tokens;
+    tok.row_labels = tokens;
+    list.add(std::move(tok));
+
+    const bool positions = !t.positions.empty();
+    {
+        Formula f;
+        f.sym(sym("X"))
+            .op(Op::equals)
+            .fn("embed")
+            .open(Bracket::call)
+            .sym(sym("tokens"))
+            .close(Bracket::call);
+        list.matrix("embeddings", positions ? "2a" : "2", StepOp::embeddings, sym("X"), f, {}, t.x,
+                    tokens, t.dim_labels);
+    }
+    const Symbol x_in = positions ? primed(sym("X")) : sym("X");
+    if (positions) {
+        Formula f;
+        if (c.positions == PositionKind::sinusoidal) {
+            const auto entry = [&](std::string column, std::string fn) {
+                Formula exponent;
+                exponent.num("2i").op(Op::tight).sym(d("model"));
+                f.sym(sym("P"))
+                    .open(Bracket::index)
+                    .num("pos")
+                    .op(Op::comma)
+                    .num(std::move(column))
+                    .close(Bracket::index)
+                    .op(Op::equals)
+                    .fn(std::move(fn))
+                    .open(Bracket::call)
+                    .num("pos")
+                    .op(Op::divide)
+                    .num("10000")
+                    .open(Bracket::power)
+                    .then(exponent)
+                    .close(Bracket::power)
+                    .close(Bracket::call);
+            };
+            entry("2i", "sin");
+            f.op(Op::comma);
+            entry("2i+1", "cos");
+        } else {
+            f.sym(sym("P")).op(Op::equals).word("positions from").word(t.positions_source.path);
+        }
+        list.matrix("positions", "2b", StepOp::positions, sym("P"), f, {}, t.positions, tokens,
+                    t.dim_labels);
+        Formula sum;
+        sum.sym(x_in).op(Op::equals).sym(sym("X")).op(Op::plus).sym(sym("P"));
+        list.matrix("with_positions", "2c", StepOp::with_positions, x_in, sum,
+                    {shape_of(t.x), shape_of(t.positions)}, t.x_in, tokens, t.dim_labels)
+            .joiner = Joiner::plus;
+    }
+
+    const auto weight = [&](const std::string& id, std::string number, StepOp op, const Matrix& m,
+                            std::span<const std::string> cols, std::size_t head_width) {
+        Step& s =
+            list.input(id, std::move(number), op, sym("W", id.substr(2)), m, t.dim_labels, cols);
+        if (multi && n_heads > 1) {
+            s.col_breaks = breaks(n_heads, head_width);
+        }
+    };
+    weight("W_Q", "3a", StepOp::w_q, t.w_q, t.q_labels, c.d_k);
+    weight("W_K", "3b", StepOp::w_k, t.w_k, t.k_labels, c.d_k);
+    weight("W_V", "3c", StepOp::w_v, t.w_v, t.v_labels, c.d_v);
+    char bias_letter = 'd';
+    const auto bias = [&](const std::string& id, StepOp op, const Matrix& b,
+                          std::span<const std::string> cols, std::size_t head_width) {
+        if (b.empty()) {
+            return;
+        }
+        Step& s = list.input(id, std::string("3") + bias_letter++, op, sym("b", id.substr(2)), b,
+                             t.bias_label, cols);
+        if (multi && n_heads > 1) {
+            s.col_breaks = breaks(n_heads, head_width);
+        }
+    };
+    bias("b_Q", StepOp::b_q, t.b_q, t.q_labels, c.d_k);
+    bias("b_K", StepOp::b_k, t.b_k, t.k_labels, c.d_k);
+    bias("b_V", StepOp::b_v, t.b_v, t.v_labels, c.d_v);
+
+    const auto mask_step = [&](std::string number) {
+        Step m;
+        m.id = "mask";
+        m.number = std::move(number);
+        m.op = StepOp::mask;
+        m.kind = StepKind::mask;
+        m.symbol = sym("M");
+        m.formula = mask_formula(t, columns);
+        m.shape = {t.mask->rows(), t.mask->cols()};
+        m.mask = &*t.mask;
+        m.row_labels = tokens;
+        m.col_labels = tokens;
+        list.add(std::move(m));
+    };
+
+    // numbering: one plain head keeps the classic 4a..9; several heads number their steps
+    // after the shared ones, the same numbers in every head
+    int next = multi ? (masked ? 5 : 4) : 4;
+    if (multi && masked) {
+        mask_step("4");
+    }
+    for (const auto& head : t.heads) {
+        const std::size_t h = head.index + 1;
+        const std::size_t hs = multi ? h : 0;  // the head as a subscript: Q_1; none for one
+        const std::string p = multi ? "head" + std::to_string(h) + "." : "";
+        list.set_head(hs);
+        int n = next;
+        const auto num = [&](int group, const char* letter = "") {
+            return std::to_string(group) + letter;
+        };
+        if (multi) {
+            const auto slice = [&](const char* name, StepOp op, const char* letter, const Matrix& m,
+                                   std::size_t begin, std::size_t width,
+                                   std::span<const std::string> cols) {
+                Formula f;
+                f.sym(sym("W", name, h))
+                    .op(Op::equals)
+                    .sym(sym("W", name))
+                    .open(Bracket::index)
+                    .op(Op::colon)
+                    .op(Op::comma)
+                    .num(std::to_string(begin))
+                    .op(Op::colon)
+                    .num(std::to_string(begin + width))
+                    .close(Bracket::index);
+                list.matrix(p + "W_" + name, num(n, letter), op, sym("W", name, h), f, {}, m,
+                            t.dim_labels, cols);
+            };
+            slice("Q", StepOp::head_w_q, "a", head.w_q, head.k_begin, c.d_k, head.q_labels);
+            slice("K", StepOp::head_w_k, "b", head.w_k, head.k_begin, c.d_k, head.k_labels);
+            slice("V", StepOp::head_w_v, "c", head.w_v, head.v_begin, c.d_v, head.v_labels);
+            ++n;
+        }
+        const auto proj = [&](const char* letter, const char* name, StepOp op, const Matrix& m,
+                              const Matrix& w, const Matrix& b, std::span<const std::string> cols) {
+            Formula f;
+            f.sym(sym(name, "", hs)).op(Op::equals);
+            if (columns) {  // Q = W_Q · X: tokens are columns
+                f.sym(sym("W", name, hs)).op(Op::times).sym(x_in);
+            } else {
+                f.sym(x_in).op(Op::times).sym(sym("W", name, hs));
+            }
+            if (!b.empty()) {
+                f.op(Op::plus).sym(sym("b", name, hs));
+            }
+            list.matrix(p + name, num(n, letter), op, sym(name, "", hs), f,
+                        {shape_of(t.x_in), shape_of(w)}, m, tokens, cols);
+        };
+        proj("a", "Q", StepOp::q, head.q, head.w_q, t.b_q, head.q_labels);
+        proj("b", "K", StepOp::k, head.k, head.w_k, t.b_k, head.k_labels);
+        proj("c", "V", StepOp::v, head.v, head.w_v, t.b_v, head.v_labels);
+        ++n;
+
+        const Symbol s_sym = sym("S", "", hs);
+        {
+            Formula f;
+            f.sym(s_sym).op(Op::equals);
+            if (columns) {  // S = Kᵀ · Q: a row per key, a column per query
+                f.sym(transpose_of(sym("K", "", hs))).op(Op::times).sym(sym("Q", "", hs));
+            } else {
+                f.sym(sym("Q", "", hs)).op(Op::times).sym(transpose_of(sym("K", "", hs)));
+            }
+            list.matrix(p + "scores", num(n++), StepOp::scores, s_sym, f,
+                        {shape_of(head.q), transposed(shape_of(head.k))}, head.scores, tokens,
+                        tokens);
+        }
+        const Symbol width = d(rule.scale_by == ScaleBy::d_model ? "model" : "k");
+        {
+            Formula f;
+            f.sym(primed(s_sym)).op(Op::equals);
+            if (!rule.scales()) {
+                f.sym(s_sym).open(Bracket::group).word("not divided by").then(sqrt_of(d("k")));
+                f.close(Bracket::group);
+            } else if (rule.arith == Arith::hand) {
+                f.open(Bracket::floor)
+                    .sym(s_sym)
+                    .op(Op::divide)
+                    .num(std::to_string(static_cast<long long>(rule.divisor())))
+                    .close(Bracket::floor)
+                    .open(Bracket::group)
+                    .word("by hand, for")
+                    .sym(s_sym)
+                    .op(Op::divide)
+                    .then(sqrt_of(width))
+                    .close(Bracket::group);
+            } else {
+                f.sym(s_sym).op(Op::divide).then(sqrt_of(width));
+            }
+            list.matrix(p + "scaled_scores", num(n++), StepOp::scaled_scores, primed(s_sym), f,
+                        {shape_of(head.scores)}, head.scaled_scores, tokens, tokens);
+        }
+        if (masked) {
+            if (!multi) {
+                mask_step(num(n, "a"));
+            }
+            Formula f;
+            f.sym(primed(s_sym, true))
+                .op(Op::equals)
+                .sym(primed(s_sym))
+                .word("where")
+                .sym(sym("M"))
+                .op(Op::equals)
+                .num("1")
+                .op(Op::comma)
+                .minus_infinity()
+                .word("where")
+                .sym(sym("M"))
+                .op(Op::equals)
+                .num("0");
+            list.matrix(p + "masked_scores", num(n, multi ? "" : "b"), StepOp::masked_scores,
+                        primed(s_sym, true), f, {shape_of(head.scaled_scores)}, head.masked_scores,
+                        tokens, tokens);
+            ++n;
+        }
+        {
+            const Symbol logits = primed(s_sym, masked);
+            const char* along = rule.over == SoftmaxOver::all ? "over the whole matrix"
+                                : (rule.over == SoftmaxOver::rows) != columns ? "row by row"
+                                                                              : "column by column";
+            Formula f;
+            f.sym(sym("A", "", hs)).op(Op::equals);
+            if (rule.arith == Arith::hand) {
+                f.num("3")
+                    .open(Bracket::power)
+                    .sym(logits)
+                    .op(Op::minus)
+                    .word("max")
+                    .close(Bracket::power)
+                    .op(Op::divide)
+                    .fn("sum")
+                    .num("3")
+                    .open(Bracket::power)
+                    .sym(logits)
+                    .op(Op::minus)
+                    .word("max")
+                    .close(Bracket::power)
+                    .op(Op::comma)
+                    .word(along)
+                    .open(Bracket::group)
+                    .word("by hand")
+                    .close(Bracket::group);
+            } else {
+                f.fn("softmax").open(Bracket::call).sym(logits).close(Bracket::call);
+                f.op(Op::comma).word(along);
+            }
+            Step& a = list.matrix(p + "weights", num(n++), StepOp::weights, sym("A", "", hs), f,
+                                  {shape_of(masked ? head.masked_scores : head.scaled_scores)},
+                                  head.attention, tokens, tokens);
+            a.kind = StepKind::attention;
+        }
+        {
+            Formula f;
+            f.sym(sym("Z", "", hs)).op(Op::equals);
+            if (columns) {  // Z = V · A: each column of A weighs the columns of V
+                f.sym(sym("V", "", hs)).op(Op::times).sym(sym("A", "", hs));
+            } else {
+                f.sym(sym("A", "", hs)).op(Op::times).sym(sym("V", "", hs));
+            }
+            list.matrix(p + "output", num(n), StepOp::output, sym("Z", "", hs), f,
+                        {shape_of(head.attention), shape_of(head.v)}, head.output, tokens,
+                        head.z_labels);
+        }
+        if (head.index + 1 == n_heads) {
+            next = n + 1;
+        }
+    }
+    list.set_head(0);
+
+    if (multi) {
+        Formula f;
+        f.sym(sym("Z")).op(Op::equals).open(Bracket::list);
+        for (std::size_t h = 1; h <= n_heads; ++h) {
+            // Beyond four heads the middle is elided: Z = [Z_1 | Z_2 | … | Z_8].
+            if (n_heads > 4 && h > 2 && h < n_heads) {
+                if (h == 3) {
+                    f.op(Op::concat).op(Op::ellipsis);
+                }
+                continue;
+            }
+            if (h > 1) {
+                f.op(Op::concat);
+            }
+            f.sym(sym("Z", "", h));
+        }
+        f.close(Bracket::list);
+        std::vector<Shape> outs;
+        for (const auto& head : t.heads) {
+            outs.push_back(shape_of(head.output));
+        }
+        Step& cat = list.matrix("concat", std::to_string(next++), StepOp::concat, sym("Z"), f, outs,
+                                t.concat, tokens, t.concat_labels);
+        cat.col_breaks = breaks(n_heads, c.d_v);
+        cat.joiner = Joiner::concat;
+        list.input("W_O", std::to_string(next) + (t.b_o.empty() ? "" : "a"), StepOp::w_o,
+                   sym("W", "O"), t.w_o, t.concat_labels, t.out_labels);
+        if (!t.b_o.empty()) {
+            list.input("b_O", std::to_string(next) + "b", StepOp::b_o, sym("b", "O"), t.b_o,
+                       t.bias_label, t.out_labels);
+        }
+        ++next;
+        Formula o;
+        o.sym(sym("O")).op(Op::equals).sym(sym("Z")).op(Op::times).sym(sym("W", "O"));
+        if (!t.b_o.empty()) {
+            o.op(Op::plus).sym(sym("b", "O"));
+        }
+        list.matrix("output", std::to_string(next), StepOp::projected_output, sym("O"), o,
+                    {shape_of(t.concat), shape_of(t.w_o)}, t.output, tokens, t.out_labels);
+    }
+    auto steps = list.take();
+    if (columns) {
+        // every matrix shown transposed: tokens are columns; (AB)ᵀ = BᵀAᵀ for the shapes
+        for (Step& s : steps) {
+            if (s.kind == StepKind::tokens) {
+                continue;
+            }
+            std::swap(s.row_labels, s.col_labels);
+            s.shape = transposed(s.shape);
+            s.transposed = true;
+            std::vector<Shape> ops;
+            for (const auto& o : s.operands) {
+                ops.push_back(transposed(o));
+            }
+            if (s.joiner == Joiner::product) {
+                std::reverse(ops.begin(), ops.end());
+            }
+            s.operands = std::move(ops);
+        }
+    }
+    return steps;
 }
 
 }  // namespace
+
+Trace::Trace(const Trace& other)
+    : config(other.config),
+      rule(other.rule),
+      description(other.description),
+      sentence(other.sentence),
+      tokens(other.tokens),
+      embeddings_source(other.embeddings_source),
+      weights_source(other.weights_source),
+      positions_source(other.positions_source),
+      mask_source(other.mask_source),
+      x(other.x),
+      positions(other.positions),
+      x_in(other.x_in),
+      w_q(other.w_q),
+      w_k(other.w_k),
+      w_v(other.w_v),
+      b_q(other.b_q),
+      b_k(other.b_k),
+      b_v(other.b_v),
+      mask(other.mask),
+      heads(other.heads),
+      projected(other.projected),
+      concat(other.concat),
+      w_o(other.w_o),
+      b_o(other.b_o),
+      output(other.output),
+      identical_embeddings(other.identical_embeddings),
+      identical_inputs(other.identical_inputs),
+      identical_outputs(other.identical_outputs),
+      dim_labels(other.dim_labels),
+      q_labels(other.q_labels),
+      k_labels(other.k_labels),
+      v_labels(other.v_labels),
+      concat_labels(other.concat_labels),
+      out_labels(other.out_labels),
+      bias_label(other.bias_label) {
+    if (!other.steps.empty()) {
+        index_steps();
+    }
+}
+
+Trace& Trace::operator=(const Trace& other) {
+    if (this != &other) {
+        Trace copy(other);
+        *this = std::move(copy);
+    }
+    return *this;
+}
+
+Trace::Trace(Trace&& other) noexcept {
+    *this = std::move(other);
+}
+
+Trace& Trace::operator=(Trace&& other) noexcept {
+    if (this == &other) {
+        return *this;
+    }
+    const bool indexed = !other.steps.empty();
+    config = other.config;
+    rule = other.rule;
+    description = std::move(other.description);
+    sentence = std::move(other.sentence);
+    tokens = std::move(other.tokens);
+    embeddings_source = std::move(other.embeddings_source);
+    weights_source = std::move(other.weights_source);
+    positions_source = std::move(other.positions_source);
+    mask_source = std::move(other.mask_source);
+    x = std::move(other.x);
+    positions = std::move(other.positions);
+    x_in = std::move(other.x_in);
+    w_q = std::move(other.w_q);
+    w_k = std::move(other.w_k);
+    w_v = std::move(other.w_v);
+    b_q = std::move(other.b_q);
+    b_k = std::move(other.b_k);
+    b_v = std::move(other.b_v);
+    mask = std::move(other.mask);
+    heads = std::move(other.heads);
+    projected = other.projected;
+    concat = std::move(other.concat);
+    w_o = std::move(other.w_o);
+    b_o = std::move(other.b_o);
+    output = std::move(other.output);
+    identical_embeddings = std::move(other.identical_embeddings);
+    identical_inputs = std::move(other.identical_inputs);
+    identical_outputs = std::move(other.identical_outputs);
+    dim_labels = std::move(other.dim_labels);
+    q_labels = std::move(other.q_labels);
+    k_labels = std::move(other.k_labels);
+    v_labels = std::move(other.v_labels);
+    concat_labels = std::move(other.concat_labels);
+    out_labels = std::move(other.out_labels);
+    bias_label = std::move(other.bias_label);
+    other.steps.clear();
+    other.column_steps.clear();
+    steps.clear();
+    column_steps.clear();
+    if (indexed) {
+        index_steps();  // cannot throw for a trace that was indexed before, bar bad_alloc
+    }
+    return *this;
+}
+
+void Trace::index_steps() {
+    steps = build(*this, false);
+    column_steps = projected ? std::vector<Step>{} : build(*this, true);
+}
+
+const std::vector<Step>& teaching_steps(const Trace& trace) {
+    return trace.steps;
+}
+
+const std::vector<Step>& steps_in(const Trace& trace, Layout layout) {
+    return layout == Layout::col && !trace.column_steps.empty() ? trace.column_steps : trace.steps;
+}
+
+const Step* find_step(const Trace& trace, std::string_view id, Layout layout) {
+    const auto& steps = steps_in(trace, layout);
+    const auto it =
+        std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return s.id == id; });
+    return it == steps.end() ? nullptr : &*it;
+}
 
 std::string_view base_id(std::string_view id) noexcept {
     if (id.starts_with("head")) {
@@ -199,225 +637,6 @@ std::size_t trace_bytes(const Trace& t) noexcept {
 
 const Head& head_of(const Trace& trace, const Step& step) {
     return trace.heads.at(step.head == 0 ? 0 : step.head - 1);
-}
-
-std::vector<Step> teaching_steps(const Trace& t) {
-    StepList list;
-    const std::span<const std::string> tokens = t.tokens;
-    const bool masked = t.mask.has_value();
-    const bool multi = t.projected;
-    const std::size_t n_heads = t.heads.size();
-    const auto& c = t.config;
-
-    Step tok;
-    tok.number = "1";
-    tok.title = "Tokens";
-    tok.formula = c.tokenizer.mode == TokenMode::chars ? "tokens = characters(sentence)"
-                                                       : "tokens = words(sentence)";
-    tok.explanation = tokens_why;
-    tok.shape = {t.tokens.size(), 1};
-    tok.kind = StepKind::tokens;
-    tok.row_labels = tokens;
-    tok.id = "tokens";
-    tok.symbol = "tokens";
-    list.add(std::move(tok));
-
-    const bool positions = !t.positions.empty();
-    list.matrix("embeddings", positions ? "2a" : "2", "Embeddings", "X", "X = embed(tokens)",
-                embeddings_why, {}, t.x, tokens, t.dim_labels);
-    if (positions) {
-        const bool sinusoidal = c.positions == PositionKind::sinusoidal;
-        list.matrix("positions", "2b", "Positional encodings", "P",
-                    sinusoidal ? "P[pos, 2i] = sin(pos / 10000^(2i/d_model)), P[pos, 2i+1] = "
-                                 "cos(pos / 10000^(2i/d_model))"
-                               : "P = positions from " + t.positions_source.path,
-                    sinusoidal ? positions_why : positions_file_why, {}, t.positions, tokens,
-                    t.dim_labels);
-        list.matrix("with_positions", "2c", "Embeddings with positions", "X′", "X′ = X + P",
-                    with_positions_why, {shape_of(t.x), shape_of(t.positions)}, t.x_in, tokens,
-                    t.dim_labels)
-            .joiner = "+";
-    }
-    const std::string x_name = positions ? "X′" : "X";
-
-    const auto weight = [&](const std::string& id, std::string number, std::string_view title,
-                            std::string_view why, const Matrix& m,
-                            std::span<const std::string> cols, std::size_t head_width) {
-        Step& s = list.matrix(id, std::move(number), title, id, id, why, {}, m, t.dim_labels, cols);
-        if (multi && n_heads > 1) {
-            s.col_breaks = breaks(n_heads, head_width);
-        }
-    };
-    weight("W_Q", "3a", "Query weights", w_q_why, t.w_q, t.q_labels, c.d_k);
-    weight("W_K", "3b", "Key weights", w_k_why, t.w_k, t.k_labels, c.d_k);
-    weight("W_V", "3c", "Value weights", w_v_why, t.w_v, t.v_labels, c.d_v);
-    char bias_letter = 'd';
-    const auto bias = [&](const std::string& id, const Matrix& b, std::span<const std::string> cols,
-                          std::size_t head_width) {
-        if (b.empty()) {
-            return;
-        }
-        Step& s = list.matrix(id, std::string("3") + bias_letter++, "Bias", id, id, bias_why, {}, b,
-                              t.bias_label, cols);
-        if (multi && n_heads > 1) {
-            s.col_breaks = breaks(n_heads, head_width);
-        }
-    };
-    bias("b_Q", t.b_q, t.q_labels, c.d_k);
-    bias("b_K", t.b_k, t.k_labels, c.d_k);
-    bias("b_V", t.b_v, t.v_labels, c.d_v);
-
-    const auto mask_step = [&](std::string number) {
-        Step m;
-        m.number = std::move(number);
-        const bool padded = c.n_pad > 0;
-        if (c.mask == MaskKind::file) {
-            m.title = padded ? "Mask from a file, with padding" : "Mask from a file";
-            m.formula = "M = mask from " + t.mask_source.path +
-                        (padded ? ", and M[i, j] = 0 for the <pad> keys j" : "");
-            m.explanation = file_mask_why;
-        } else if (c.mask == MaskKind::causal) {
-            m.title = padded ? "Causal and padding mask" : "Causal mask";
-            m.formula = padded ? "M[i, j] = 1 if j ≤ i and j is not <pad>, else 0"
-                               : "M[i, j] = 1 if j ≤ i, else 0";
-            m.explanation = padded ? causal_padding_why : mask_why;
-        } else {
-            m.title = "Padding mask";
-            m.formula = "M[i, j] = 0 if j is <pad>, else 1";
-            m.explanation = padding_why;
-        }
-        m.shape = {t.mask->rows(), t.mask->cols()};
-        m.kind = StepKind::mask;
-        m.mask = &*t.mask;
-        m.row_labels = tokens;
-        m.col_labels = tokens;
-        m.id = "mask";
-        m.symbol = "M";
-        list.add(std::move(m));
-    };
-
-    // numbering: one plain head keeps the classic 4a..9; several heads number their steps
-    // after the shared ones, the same numbers in every head
-    int next = multi ? (masked ? 5 : 4) : 4;
-    if (multi && masked) {
-        mask_step("4");
-    }
-    for (const auto& head : t.heads) {
-        const std::size_t h = head.index + 1;
-        const std::string p = multi ? "head" + std::to_string(h) + "." : "";
-        const std::string sub = multi ? "_" + std::to_string(h) : "";  // Q_1, S_1, ...
-        list.set_head(multi ? h : 0);
-        int n = next;
-        const auto num = [&](int group, const char* letter = "") {
-            return std::to_string(group) + letter;
-        };
-        if (multi) {
-            list.matrix(p + "W_Q", num(n, "a"), "Query weights", "W_Q" + sub,
-                        "W_Q" + sub + " = W_Q[:, " + range(head.k_begin, c.d_k) + "]", slice_why,
-                        {}, head.w_q, t.dim_labels, head.q_labels);
-            list.matrix(p + "W_K", num(n, "b"), "Key weights", "W_K" + sub,
-                        "W_K" + sub + " = W_K[:, " + range(head.k_begin, c.d_k) + "]", slice_why,
-                        {}, head.w_k, t.dim_labels, head.k_labels);
-            list.matrix(p + "W_V", num(n, "c"), "Value weights", "W_V" + sub,
-                        "W_V" + sub + " = W_V[:, " + range(head.v_begin, c.d_v) + "]", slice_why,
-                        {}, head.w_v, t.dim_labels, head.v_labels);
-            ++n;
-        }
-        const auto proj = [&](const char* letter, std::string_view name, std::string_view title,
-                              std::string_view why, const Matrix& m, const Matrix& w,
-                              const Matrix& b, std::span<const std::string> cols) {
-            std::string formula =
-                std::string(name) + sub + " = " + x_name + " · W_" + std::string(name) + sub;
-            if (!b.empty()) {
-                formula += " + b_" + std::string(name) + sub;
-            }
-            list.matrix(p + std::string(name), num(n, letter), title, std::string(name) + sub,
-                        formula, why, {shape_of(t.x_in), shape_of(w)}, m, tokens, cols);
-        };
-        proj("a", "Q", "Queries", q_why, head.q, head.w_q, t.b_q, head.q_labels);
-        proj("b", "K", "Keys", k_why, head.k, head.w_k, t.b_k, head.k_labels);
-        proj("c", "V", "Values", v_why, head.v, head.w_v, t.b_v, head.v_labels);
-        ++n;
-        list.matrix(p + "scores", num(n++), "Scores", "S" + sub,
-                    "S" + sub + " = Q" + sub + " · K" + sub + "ᵀ", scores_why,
-                    {shape_of(head.q), {head.k.cols(), head.k.rows()}}, head.scores, tokens,
-                    tokens);
-        const bool hand = c.arith == Arith::hand;
-        const std::string hand_scale = "S′" + sub + " = ⌊S" + sub + " / " +
-                                       std::to_string(static_cast<int>(hand_divisor(c.d_k))) +
-                                       "⌋ (by hand, for S" + sub + " / √d_k)";
-        list.matrix(p + "scaled_scores", num(n++), c.scale ? "Scaled scores" : "Scores, not scaled",
-                    "S′" + sub,
-                    !c.scale ? "S′" + sub + " = S" + sub + " (not divided by √d_k: --no-scale)"
-                    : hand   ? hand_scale
-                             : "S′" + sub + " = S" + sub + " / √d_k",
-                    !c.scale ? unscaled_why
-                    : hand   ? hand_scaled_why
-                             : scaled_why,
-                    {shape_of(head.scores)}, head.scaled_scores, tokens, tokens);
-        if (masked) {
-            if (!multi) {
-                mask_step(num(n, "a"));
-            }
-            list.matrix(p + "masked_scores", num(n, multi ? "" : "b"), "Masked scores", "S′ₘ" + sub,
-                        "S′ₘ" + sub + " = S′" + sub + " where M = 1, −∞ where M = 0", masked_why,
-                        {shape_of(head.scaled_scores)}, head.masked_scores, tokens, tokens);
-            ++n;
-        }
-        const std::string logits = std::string(masked ? "S′ₘ" : "S′") + sub;
-        Step& a = list.matrix(p + "weights", num(n++), "Attention weights", "A" + sub,
-                              hand ? "A" + sub + " = 3^(" + logits + " − max) / Σ 3^(" + logits +
-                                         " − max), row by row (by hand)"
-                                   : "A" + sub + " = softmax(" + logits + "), row by row",
-                              hand ? hand_weights_why : weights_why,
-                              {shape_of(masked ? head.masked_scores : head.scaled_scores)},
-                              head.attention, tokens, tokens);
-        a.kind = StepKind::attention;
-        list.matrix(p + "output", num(n), "Output", "Z" + sub,
-                    "Z" + sub + " = A" + sub + " · V" + sub, multi ? head_output_why : output_why,
-                    {shape_of(head.attention), shape_of(head.v)}, head.output, tokens,
-                    head.z_labels);
-        if (head.index + 1 == n_heads) {
-            next = n + 1;
-        }
-    }
-    list.set_head(0);
-
-    if (multi) {
-        std::string parts;
-        for (std::size_t h = 1; h <= n_heads; ++h) {
-            // Beyond four heads the middle is elided: Z = [Z_1 | Z_2 | … | Z_8].
-            if (n_heads > 4 && h > 2 && h < n_heads) {
-                if (h == 3) {
-                    parts += " | …";
-                }
-                continue;
-            }
-            parts += (h > 1 ? " | Z_" : "Z_") + std::to_string(h);
-        }
-        std::vector<Shape> outs;
-        for (const auto& head : t.heads) {
-            outs.push_back(shape_of(head.output));
-        }
-        Step& cat =
-            list.matrix("concat", std::to_string(next++), "Concatenation", "Z",
-                        "Z = [" + parts + "]", concat_why, outs, t.concat, tokens, t.concat_labels);
-        cat.col_breaks = breaks(n_heads, c.d_v);
-        cat.joiner = "|";
-        Step& wo =
-            list.matrix("W_O", std::to_string(next) + (t.b_o.empty() ? "" : "a"), "Output weights",
-                        "W_O", "W_O", w_o_why, {}, t.w_o, t.concat_labels, t.out_labels);
-        wo.col_breaks = {};
-        if (!t.b_o.empty()) {
-            list.matrix("b_O", std::to_string(next) + "b", "Bias", "b_O", "b_O", bias_why, {},
-                        t.b_o, t.bias_label, t.out_labels);
-        }
-        ++next;
-        list.matrix("output", std::to_string(next), "Output", "O",
-                    t.b_o.empty() ? "O = Z · W_O" : "O = Z · W_O + b_O", final_why,
-                    {shape_of(t.concat), shape_of(t.w_o)}, t.output, tokens, t.out_labels);
-    }
-    return list.take();
 }
 
 }  // namespace attn

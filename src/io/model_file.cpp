@@ -606,30 +606,6 @@ ModelFile read_model(const std::string& path) {
     return m;
 }
 
-InputFiles read_input_files(const InputSpec& spec) {
-    InputFiles files;
-    if (spec.model_path) {
-        files.model = read_model(*spec.model_path);
-    }
-    if (spec.embeddings_path) {
-        files.embeddings = read_embeddings(*spec.embeddings_path);
-    }
-    if (spec.weights_path) {
-        files.weights = read_weights(*spec.weights_path);
-    }
-    if (spec.positions_path) {
-        files.positions = read_positions(*spec.positions_path);
-    }
-    if (spec.mask_path) {
-        files.mask = read_mask(*spec.mask_path);
-    }
-    return files;
-}
-
-Loaded load_input(const InputSpec& spec) {
-    return assemble_input(spec, read_input_files(spec));
-}
-
 Loaded read_dump(const std::string& path) {
     const Reader r(path);
     const Value root = r.document("attn.trace", "a JSON dump written by attn explain --json");
@@ -665,7 +641,7 @@ Loaded read_dump(const std::string& path) {
         c.arith = r.string_value(*arith, "config.arith") == "hand" ? Arith::hand : Arith::exact;
     }
     if (const Value* scale = config.find("scale")) {
-        c.scale = r.bool_value(*scale, "config.scale");
+        c.scale_by = r.bool_value(*scale, "config.scale") ? ScaleBy::d_k : ScaleBy::none;
     }
     if (const Value* pad = config.find("n_pad")) {
         r.expect_type(*pad, "config.n_pad", Type::number, "a whole number");
@@ -800,7 +776,7 @@ AnswerSheet read_answers(const std::string& path) {
     r.expect_type(w, "worksheet", Type::object, "an object");
     r.check_keys(w, "worksheet",
                  {"sentence", "seed", "d_model", "d_k", "d_v", "mask", "arith", "tokenizer"});
-    InputSpec& spec = sheet.worksheet;
+    WorksheetSettings& spec = sheet.worksheet;
     spec.sentence =
         r.string_value(r.require(w, "worksheet", "sentence", "the sentence"), "worksheet.sentence");
     const Value& seed = r.require(w, "worksheet", "seed", "the seed");
@@ -820,9 +796,7 @@ AnswerSheet read_answers(const std::string& path) {
         spec.arith = text == "hand" ? Arith::hand : Arith::exact;
     }
     if (const Value* tok = w.find("tokenizer")) {
-        const auto t = tokenizer_value(r, *tok, "worksheet.tokenizer");
-        spec.lowercase = t.lowercase;
-        spec.chars = t.mode == TokenMode::chars;
+        spec.tokenizer = tokenizer_value(r, *tok, "worksheet.tokenizer");
     }
     const Value& answers = r.require(root, "", "answers", "the answers, one matrix per step");
     r.expect_type(answers, "answers", Type::object, "an object of step: [[...], ...]");

@@ -9,20 +9,17 @@
 #include "attn/core/cell.hpp"
 #include "attn/core/ops.hpp"
 #include "attn/render/render.hpp"
-#include "common.hpp"
 #include "json_text.hpp"
-#include "narrative.hpp"
+#include "lesson.hpp"
+#include "notation.hpp"
+#include "toolkit.hpp"
 
 namespace attn {
 namespace {
 
 // HTML text: escaped, and no-break spaces as &nbsp;
 std::string html(std::string_view raw) {
-    std::string out = render_common::xml_escape(raw);
-    for (auto at = out.find("\u00A0"); at != std::string::npos; at = out.find("\u00A0")) {
-        out.replace(at, 2, "&nbsp;");
-    }
-    return out;
+    return toolkit::html(raw);
 }
 
 // JSON inside <script>: "</" and "<!--" must not appear, or a token such as "</script>" would
@@ -37,22 +34,25 @@ std::string script_json(std::string text) {
     return text;
 }
 
-// Attention weights: white (0) to deep blue (1). Other numbers: blue for positive, red for
-// negative, as strong as the value against the largest in its matrix.
+// Attention weights: white (0) to deep blue (1), as toolkit::heat. Other numbers: blue for
+// positive, red for negative, as strong as the value against the largest in its matrix.
 std::string colour(double v, double scale, bool weights) {
     if (std::isinf(v)) {
         return "background:#eee;color:#888";
     }
     const double t = weights ? std::clamp(v, 0.0, 1.0)
                              : std::clamp(scale > 0 ? std::abs(v) / scale : 0.0, 0.0, 1.0);
-    const auto mix = [t](int from, int to) {
-        return static_cast<int>(std::lround(from + (to - from) * t));
-    };
-    const bool negative = !weights && v < 0;
-    const int r = negative ? mix(255, 165) : mix(255, 8);
-    const int g = negative ? mix(255, 15) : mix(255, 48);
-    const int b = negative ? mix(255, 21) : mix(255, 107);
-    return fmt::format("background:rgb({},{},{});color:{}", r, g, b, t > 0.5 ? "#fff" : "#111");
+    auto [r, g, b] = toolkit::heat(t);
+    if (!weights && v < 0) {
+        const auto mix = [t](int from, int to) {
+            return static_cast<int>(std::lround(from + (to - from) * t));
+        };
+        r = mix(255, 165);
+        g = mix(255, 15);
+        b = mix(255, 21);
+    }
+    return fmt::format("background:rgb({},{},{});color:{}", r, g, b,
+                       toolkit::light_text_on(t) ? "#fff" : "#111");
 }
 
 constexpr std::string_view css = R"(
@@ -175,7 +175,7 @@ constexpr std::string_view script = R"(
 }  // namespace
 
 std::string render_html(const Trace& trace, const TextStyle& style) {
-    const auto steps = teaching_steps(trace);
+    const auto& steps = teaching_steps(trace);
     constexpr std::size_t why_up_to = 12;  // tokens: beyond this, no worked arithmetic
     std::string why_json = "{";
     if (trace.tokens.size() <= why_up_to) {
@@ -215,14 +215,11 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
     out += fmt::format("<title>attn: {}</title>\n", html(trace.sentence));
     out += "<style>" + std::string(css) + "</style>\n</head>\n<body>\n";
     out += "<h1>Self-attention, step by step</h1>\n<ul class=\"summary\">\n";
-    for (const auto& line : narrative::summary(trace)) {
-        if (line.starts_with(" ")) {
-            out += "  <li>" + html(line.substr(line.find_first_not_of(' '))) + "</li>\n";
-            continue;
+    for (const auto& item : lesson::summary(trace)) {
+        out += "  <li><b>" + html(item.key) + "</b>: " + html(item.value) + "</li>\n";
+        for (const auto& more : item.more) {
+            out += "  <li>" + html(more) + "</li>\n";
         }
-        const auto space = line.find(' ');
-        out += "  <li><b>" + html(line.substr(0, space)) +
-               "</b>: " + html(line.substr(line.find_first_not_of(' ', space))) + "</li>\n";
     }
     out +=
         "</ul>\n<p class=\"note\">Hover over (or tab to) a query token in an attention table "
@@ -237,12 +234,15 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
         out += fmt::format("<section class=\"step\" id=\"step-{}\" data-step=\"{}\">\n",
                            html(step.id), html(step.id));
         out += fmt::format("<h2>{} · {}{} <span class=\"formula\">{}</span></h2>\n",
-                           html(step.number), html(head), html(step.title),
-                           step.kind == StepKind::tokens ? "" : html(step.symbol));
-        out += fmt::format("<p class=\"formula\">{}</p>\n", html(step.formula));
-        const auto notes = narrative::notes(trace, step, style.precision);
+                           html(step.number), html(head), html(lesson::title(trace, step)),
+                           step.kind == StepKind::tokens
+                               ? ""
+                               : html(notation::symbol(step.symbol, notation::Style::unicode)));
+        out += fmt::format("<p class=\"formula\">{}</p>\n",
+                           html(notation::formula(step.formula, notation::Style::unicode)));
+        const auto notes = lesson::notes(trace, step, style.precision);
         if (style.explanations) {
-            out += "<p class=\"why\">" + html(step.explanation) + "</p>\n";
+            out += "<p class=\"why\">" + html(lesson::explanation(trace, step)) + "</p>\n";
             for (const auto& n : notes.before) {
                 out += "<p class=\"note\">" + html(n) + "</p>\n";
             }
@@ -317,7 +317,7 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
         }
         out += "</section>\n";
     }
-    for (const auto& w : narrative::warnings(trace)) {
+    for (const auto& w : lesson::warnings(trace)) {
         out += "<p class=\"warning\">" + html(w) + "</p>\n";
     }
     out += "<div id=\"tip\" role=\"tooltip\"></div>\n";

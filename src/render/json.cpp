@@ -20,7 +20,8 @@
 #include "attn/render/render.hpp"
 #include "attn/version.hpp"
 #include "json_text.hpp"
-#include "narrative.hpp"
+#include "lesson.hpp"
+#include "notation.hpp"
 
 namespace attn {
 namespace {
@@ -317,11 +318,11 @@ void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
         j.integer(step.head);
     }
     j.key(in, "title");
-    j.string(step.title);
+    j.string(lesson::title(t, step));
     j.key(in, "symbol");
-    j.string(step.symbol);
+    j.string(notation::symbol(step.symbol, notation::Style::unicode));
     j.key(in, "formula");
-    j.string(step.formula);
+    j.string(notation::formula(step.formula, notation::Style::unicode));
     if (step.kind == StepKind::tokens) {
         j.key(in, "shape");
         j.raw("[");
@@ -354,7 +355,7 @@ void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
     if (base == "scaled_scores") {
         const Head& h = head_of(t, step);
         j.key(in, "sqrt_d_k");
-        j.number(h.sqrt_d_k);
+        j.number(std::sqrt(static_cast<double>(t.config.d_k)));
         j.key(in, "variance_before");
         j.number(h.variance_scores);
         j.key(in, "variance_after");
@@ -402,7 +403,7 @@ void render_json(const Trace& t, const Sink& sink) {
     j.key(",\n    ", "arith");
     j.string(to_string(c.arith));
     j.key(",\n    ", "scale");
-    j.raw(c.scale ? "true" : "false");
+    j.raw(t.rule.scales() ? "true" : "false");
     j.key(",\n    ", "positions");
     j.string(to_string(c.positions));
     j.key(",\n    ", "n_pad");
@@ -437,7 +438,7 @@ void render_json(const Trace& t, const Sink& sink) {
     string_array(j, t.tokens);
     j.key(",\n  ", "steps");
     j.raw("[\n");
-    const auto steps = teaching_steps(t);
+    const auto& steps = teaching_steps(t);
     {
         Blocks blocks(steps);
         for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -449,7 +450,7 @@ void render_json(const Trace& t, const Sink& sink) {
     }
     j.raw("\n  ]");
     j.key(",\n  ", "warnings");
-    const auto warnings = narrative::warnings(t);
+    const auto warnings = lesson::warnings(t);
     string_array(j, warnings);
     j.raw("\n}\n");
     j.flush();

@@ -7,70 +7,51 @@
 
 #include "attn/core/ops.hpp"
 #include "attn/render/render.hpp"
-#include "common.hpp"
-#include "narrative.hpp"
+#include "lesson.hpp"
+#include "notation.hpp"
+#include "toolkit.hpp"
 
 namespace attn {
 namespace {
 
 constexpr std::size_t edge = 10;  // more rows or columns than 2·edge + 1 are elided
 
-// Markdown-safe text: its special characters escaped, no-break spaces made plain
 std::string md(std::string_view raw) {
-    std::string s(raw);
-    for (auto at = s.find("\u00A0"); at != std::string::npos; at = s.find("\u00A0")) {
-        s.replace(at, 2, " ");
-    }
-    std::string out;
-    for (char ch : s) {
-        if (ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '\\' || ch == '<') {
-            out += '\\';
-        }
-        out += ch;
-    }
-    return out;
+    return toolkit::markdown(raw);
 }
 
 std::vector<std::optional<std::size_t>> shown(std::size_t n) {
-    return render_common::shown_indices(n, edge);
+    return toolkit::shown_indices(n, edge, edge);
 }
 
 std::string cell(const Step& s, std::size_t r, std::size_t c, int precision) {
     if (s.kind == StepKind::mask) {
-        return s.mask->allowed(r, c) ? "1" : "0";
+        return s.allowed(r, c) ? "1" : "0";
     }
-    return format_number((*s.matrix)(r, c), precision, true);
+    return format_number(s.value(r, c), precision, true);
 }
 
 }  // namespace
 
 std::string render_markdown(const Trace& trace, const TextStyle& style) {
     std::string out = "# Self-attention, step by step\n\n";
-    for (const auto& line : narrative::summary(trace)) {
-        // "sentence  ...": the key in bold; an indented line continues the item before it
-        const auto text = line.find_first_not_of(' ');
-        if (line.starts_with(" ")) {
-            out += "  " + md(line.substr(text)) + "\n";
-            continue;
+    for (const auto& item : lesson::summary(trace)) {
+        // "- **sentence**: ..."; its further sentences continue the item
+        out += "- **" + md(item.key) + "**: " + md(item.value) + "\n";
+        for (const auto& more : item.more) {
+            out += "  " + md(more) + "\n";
         }
-        const auto space = line.find(' ');
-        const auto value = line.find_first_not_of(' ', space);
-        out += "- **" + md(line.substr(0, space)) + "**: " + md(line.substr(value)) + "\n";
     }
-    for (const auto& step : teaching_steps(trace)) {
-        if (!style.steps.empty() &&
-            std::find(style.steps.begin(), style.steps.end(), step.id) == style.steps.end()) {
-            continue;
-        }
-        const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
-        out += step.kind == StepKind::tokens
-                   ? fmt::format("\n## {} · {}\n\n", step.number, step.title)
-                   : fmt::format("\n## {} · {}{} {}\n\n", step.number, head, step.title,
-                                 md(step.symbol));
-        out += fmt::format("`{}`\n\n", step.formula);  // a code span needs no escapes
-        const auto notes = narrative::notes(trace, step, style.precision);
+    for (const Step* step_ptr : toolkit::visible_steps(trace, style.steps)) {
+        const Step& step = *step_ptr;
+        out += fmt::format("\n## {}\n\n", md(lesson::heading(trace, step)));
+        // a code span needs no escapes, but a backtick in it (from a file name) would end it
+        std::string formula = notation::formula(step.formula, notation::Style::unicode);
+        std::replace(formula.begin(), formula.end(), '`', '\'');
+        out += fmt::format("`{}`\n\n", toolkit::terminal(formula));
+        const auto notes = lesson::notes(trace, step, style.precision);
         if (style.explanations) {
-            out += md(step.explanation) + "\n\n";
+            out += md(lesson::explanation(trace, step)) + "\n\n";
             for (const auto& n : notes.before) {
                 out += md(n) + "\n\n";
             }
@@ -122,7 +103,7 @@ std::string render_markdown(const Trace& trace, const TextStyle& style) {
             }
         }
     }
-    for (const auto& w : narrative::warnings(trace)) {
+    for (const auto& w : lesson::warnings(trace)) {
         out += "\n**Warning:** " + md(w) + "\n";
     }
     return out;

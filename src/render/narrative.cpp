@@ -1,4 +1,4 @@
-#include "narrative.hpp"
+#include "lesson.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +11,7 @@
 #include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
 
-namespace attn::narrative {
+namespace attn::lesson {
 namespace {
 
 // "0, 4 and 9"; a long list is cut: "0, 229, 245, 261, 551, ... (14 in all)"
@@ -146,15 +146,11 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row) {
 
 }  // namespace
 
-std::string quoted(const std::string& token) {
-    return "'" + token + "'";
-}
-
-std::vector<std::string> summary(const Trace& t) {
-    std::vector<std::string> lines;
+std::vector<SummaryItem> summary(const Trace& t) {
+    std::vector<SummaryItem> lines;
     const auto& c = t.config;
     if (!t.description.empty()) {
-        lines.push_back("lesson    " + t.description);
+        lines.push_back({"lesson", t.description, {}});
     }
     // a long sentence is cut: the tokens step shows them all (or their ends)
     constexpr std::size_t shown_chars = 120;
@@ -171,27 +167,34 @@ std::vector<std::string> summary(const Trace& t) {
                                utf8::display_width(t.sentence));
     }
     lines.push_back(
-        fmt::format("sentence  \"{}\": {} {} ({}{})", sentence, t.tokens.size(),
-                    t.tokens.size() == 1 ? "token" : "tokens",
-                    c.tokenizer.mode == TokenMode::chars ? "characters" : "words and punctuation",
-                    c.tokenizer.lowercase ? ", lowercased" : ""));
+        {"sentence",
+         fmt::format("\"{}\": {} {} ({}{})", sentence, t.tokens.size(),
+                     t.tokens.size() == 1 ? "token" : "tokens",
+                     c.tokenizer.mode == TokenMode::chars ? "characters" : "words and punctuation",
+                     c.tokenizer.lowercase ? ", lowercased" : ""),
+         {}});
     if (c.n_heads > 1) {
-        lines.push_back(
-            fmt::format("sizes     d_model = {}, {} heads of d_k = {}, d_v = {}; mask: {}",
-                        c.d_model, c.n_heads, c.d_k, c.d_v, to_string(c.mask)));
+        lines.push_back({"sizes",
+                         fmt::format("d_model = {}, {} heads of d_k = {}, d_v = {}; mask: {}",
+                                     c.d_model, c.n_heads, c.d_k, c.d_v, to_string(c.mask)),
+                         {}});
     } else {
-        lines.push_back(fmt::format("sizes     d_model = {}, d_k = {}, d_v = {}; mask: {}",
-                                    c.d_model, c.d_k, c.d_v, to_string(c.mask)));
+        lines.push_back({"sizes",
+                         fmt::format("d_model = {}, d_k = {}, d_v = {}; mask: {}", c.d_model, c.d_k,
+                                     c.d_v, to_string(c.mask)),
+                         {}});
     }
-    lines.push_back("numbers   embeddings " +
-                    source_text(t.embeddings_source, c.seed, " and each token's text") +
-                    "; weights " + source_text(t.weights_source, c.seed, ""));
+    lines.push_back({"numbers",
+                     "embeddings " +
+                         source_text(t.embeddings_source, c.seed, " and each token's text") +
+                         "; weights " + source_text(t.weights_source, c.seed, ""),
+                     {}});
     const bool x_seeded = t.embeddings_source.kind == Source::Kind::seeded ||
                           !t.embeddings_source.seeded_tokens.empty();
     const bool w_seeded = t.weights_source.kind == Source::Kind::seeded;
     if ((x_seeded || w_seeded) && c.arith == Arith::hand) {
-        lines.push_back(fmt::format(
-            "          (seeded numbers are whole numbers, from -2 to 2 for X and from -1 to 1 "
+        lines.back().more.push_back(fmt::format(
+            "(seeded numbers are whole numbers, from -2 to 2 for X and from -1 to 1 "
             "for W, so that everything can be done by hand; the same --seed {} gives the same "
             "numbers on every machine)",
             c.seed));
@@ -202,10 +205,10 @@ std::vector<std::string> summary(const Trace& t) {
         const std::string what = x_seeded && w_seeded ? "N(0, 1) for X and " + w_what
                                  : x_seeded           ? std::string("N(0, 1) for X")
                                                       : w_what;
-        lines.push_back(fmt::format(
-            "          (seeded numbers are {}, rounded to two decimals; the same --seed {} gives "
-            "the same numbers on every machine)",
-            what, c.seed));
+        lines.back().more.push_back(
+            fmt::format("(seeded numbers are {}, rounded to two decimals; the same --seed {} gives "
+                        "the same numbers on every machine)",
+                        what, c.seed));
     }
     return lines;
 }
@@ -339,8 +342,9 @@ void repeated_tokens(const Trace& t, Notes& n) {
 
 }  // namespace
 
-Notes notes(const Trace& t, const Step& step, int precision, bool columns) {
+Notes notes(const Trace& t, const Step& step, int precision) {
     // in the column layout each query is a column: its weights sum down the column
+    const bool columns = step.transposed;
     const std::string sums_to_one =
         columns ? "Each column sums to 1 (the Σ row)" : "Each row sums to 1 (the Σ column)";
     Notes n;
@@ -348,6 +352,7 @@ Notes notes(const Trace& t, const Step& step, int precision, bool columns) {
     const auto base = base_id(step.id);
     const Head& head = head_of(t, step);
     const std::string sub = step.head > 0 ? "_" + std::to_string(step.head) : "";
+    const double sqrt_d_k = std::sqrt(static_cast<double>(t.config.d_k));
     if (base == "embeddings") {
         std::vector<std::string> repeats;
         for (const auto& group : t.identical_embeddings) {
@@ -374,29 +379,29 @@ Notes notes(const Trace& t, const Step& step, int precision, bool columns) {
             "head 2's{}. W_K and W_V are split the same way.",
             t.heads.size(), t.config.d_k, t.config.d_k - 1, t.config.d_k - 1,
             t.heads.size() > 2 ? ", and so on" : ""));
-    } else if (base == "scaled_scores" && t.config.arith == Arith::hand && t.config.scale) {
+    } else if (base == "scaled_scores" && t.rule.arith == Arith::hand && t.rule.scales()) {
         n.before.push_back(fmt::format(
             "Here d_k = {}: exactly, the scores would be divided by √d_k = {}; by hand, by {} "
             "and rounded down.",
-            t.config.d_k, num(head.sqrt_d_k), static_cast<int>(hand_divisor(t.config.d_k))));
-    } else if (base == "scaled_scores" && !t.config.scale) {
+            t.config.d_k, num(t.rule.sqrt_width()), static_cast<int>(t.rule.divisor())));
+    } else if (base == "scaled_scores" && !t.rule.scales()) {
         n.before.push_back(fmt::format(
             "Here d_k = {}: scaling would divide by √d_k = {}. The variance of the scores stays "
             "{} instead of falling to {}.",
-            t.config.d_k, num(head.sqrt_d_k), num(head.variance_scores),
-            num(head.variance_scores / (head.sqrt_d_k * head.sqrt_d_k))));
+            t.config.d_k, num(sqrt_d_k), num(head.variance_scores),
+            num(head.variance_scores / (sqrt_d_k * sqrt_d_k))));
     } else if (base == "scaled_scores" && head.scores.size() < 2) {
         n.before.push_back(fmt::format(
             "Here d_k = {}, so √d_k = {}. (With a single score there is no spread to measure; "
             "try a longer sentence to see the variance shrink.)",
-            t.config.d_k, num(head.sqrt_d_k)));
+            t.config.d_k, num(t.rule.sqrt_width())));
     } else if (base == "scaled_scores") {
         n.before.push_back(fmt::format(
             "Here d_k = {}, so √d_k = {}. The variance of the scores falls from {} (S{}) to {} "
             "(S′{}), a factor of d_k.",
-            t.config.d_k, num(head.sqrt_d_k), num(head.variance_scores), sub,
+            t.config.d_k, num(t.rule.sqrt_width()), num(head.variance_scores), sub,
             num(head.variance_scaled), sub));
-    } else if (base == "weights" && t.config.arith == Arith::hand) {
+    } else if (base == "weights" && t.rule.arith == Arith::hand) {
         n.after.push_back(fmt::format(
             "{}. These hand weights are at most {} away from the exact ones (softmax with e^x of "
             "S / √d_k).",
@@ -406,7 +411,7 @@ Notes notes(const Trace& t, const Step& step, int precision, bool columns) {
             n.after.emplace_back("As fractions, for pencil and paper:");
             n.after.insert(n.after.end(), fractions.begin(), fractions.end());
         }
-    } else if (base == "weights" && !t.config.scale) {
+    } else if (base == "weights" && !t.rule.scales()) {
         constexpr std::size_t shown = 6;
         n.after.emplace_back(
             "Without scaling, how peaked each row is (its largest weight, and its "
@@ -452,10 +457,10 @@ Notes notes(const Trace& t, const Step& step, int precision, bool columns) {
     return n;
 }
 
-}  // namespace attn::narrative
+}  // namespace attn::lesson
 
 namespace attn {
 std::vector<std::string> trace_warnings(const Trace& trace) {
-    return narrative::warnings(trace);
+    return lesson::warnings(trace);
 }
 }  // namespace attn

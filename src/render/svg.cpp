@@ -5,24 +5,20 @@
 
 #include <fmt/format.h>
 
-#include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
-#include "common.hpp"
+#include "toolkit.hpp"
 
 namespace attn {
 namespace {
 
 std::string xml(std::string_view s) {
-    return render_common::xml_escape(s);
+    return toolkit::xml(s);
 }
 
-// White (0) to deep blue (1), with text that stays readable on it.
+// The heatmap's colour (white for 0, deep blue for 1) as #rrggbb.
 std::string fill(double w) {
-    const double t = std::clamp(w, 0.0, 1.0);
-    const auto mix = [t](int from, int to) {
-        return static_cast<int>(std::lround(from + (to - from) * t));
-    };
-    return fmt::format("#{:02x}{:02x}{:02x}", mix(255, 8), mix(255, 48), mix(255, 107));
+    const auto [r, g, b] = toolkit::heat(w);
+    return fmt::format("#{:02x}{:02x}{:02x}", r, g, b);
 }
 
 }  // namespace
@@ -33,7 +29,7 @@ std::string render_svg(const Trace& trace) {
     const std::size_t n = trace.tokens.size();
     std::size_t longest = 1;
     for (const auto& token : trace.tokens) {
-        longest = std::max(longest, utf8::display_width(token));
+        longest = std::max(longest, toolkit::width_of(token));
     }
     const int label = 12 + 8 * static_cast<int>(std::min<std::size_t>(longest, 16));
     const int top = 40 + label;  // title, then the rotated column labels
@@ -87,7 +83,7 @@ std::string render_svg(const Trace& trace) {
                     out += fmt::format(
                         "    <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
                         "dominant-baseline=\"middle\" font-size=\"10\" fill=\"{}\">{}</text>\n",
-                        x + cell / 2, y + cell / 2, w > 0.5 ? "white" : "black",
+                        x + cell / 2, y + cell / 2, toolkit::light_text_on(w) ? "white" : "black",
                         format_number(w, 2, true));
                 }
             }

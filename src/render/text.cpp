@@ -2,15 +2,14 @@
 // shapes, an explanation and a labelled matrix that fits the width (split or elided).
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <optional>
 
 #include <fmt/format.h>
 
-#include "attn/core/ops.hpp"
-#include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
-#include "narrative.hpp"
+#include "lesson.hpp"
+#include "notation.hpp"
+#include "toolkit.hpp"
 
 namespace attn {
 namespace {
@@ -19,13 +18,22 @@ constexpr std::size_t max_label_width = 16;     // row labels: longer tokens are
 constexpr std::size_t max_col_label_width = 8;  // longer column labels are cut to fit
 constexpr std::size_t max_blocks = 4;           // wider matrices are elided instead of split
 
+using toolkit::pad_left;
+using toolkit::pad_right;
+using toolkit::repeat;
+
 class Writer {
   public:
     explicit Writer(const TextStyle& style) : style_(style) {}
 
-    // Our own text (formulas, explanations, glyphs): transliterated in ASCII mode.
+    // Our own prose (explanations, glyphs): transliterated in ASCII mode.
     [[nodiscard]] std::string text(std::string_view s) const {
-        return style_.unicode ? std::string(s) : to_ascii(s);
+        return style_.unicode ? std::string(s) : toolkit::to_ascii(s);
+    }
+    // A formula, in Unicode or ASCII notation.
+    [[nodiscard]] std::string formula(const Formula& f) const {
+        return notation::formula(
+            f, style_.unicode ? notation::Style::unicode : notation::Style::ascii);
     }
     [[nodiscard]] std::string paint(std::string_view s, std::string_view code) const {
         if (!style_.color || s.empty()) {
@@ -44,39 +52,21 @@ class Writer {
         out_ += s;
         out_ += '\n';
     }
-    // Word-wraps `s` to the width: the first line starts with `indent`, the others with
-    // `rest_indent` (the same as `indent` when not given).
+    // Word-wraps `body` (already in the output's notation) to the width: the first line
+    // starts with `indent`, the others with `rest_indent` (the same as `indent` when not given).
+    void wrapped(std::string_view body, std::string_view indent = "", std::string_view code = {},
+                 std::optional<std::string_view> rest_indent = std::nullopt) {
+        const std::string_view rest = rest_indent.value_or(indent);
+        const auto lines =
+            toolkit::wrap(body, style_.width, toolkit::width_of(indent), toolkit::width_of(rest));
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            line(std::string(i == 0 ? indent : rest) + paint(lines[i], code));
+        }
+    }
+    // Our own prose, transliterated and word-wrapped.
     void paragraph(std::string_view s, std::string_view indent = "", std::string_view code = {},
                    std::optional<std::string_view> rest_indent = std::nullopt) {
-        const std::string body = text(s);
-        const std::size_t width = std::max<std::size_t>(style_.width, 20);
-        std::string current;
-        std::size_t current_width = 0;
-        std::size_t pos = 0;
-        while (pos < body.size()) {
-            const auto end = std::min(body.find(' ', pos), body.size());
-            const std::string_view word(body.data() + pos, end - pos);  // NOLINT
-            pos = end + 1;
-            if (word.empty()) {
-                continue;
-            }
-            const auto w = utf8::display_width(word);
-            if (!current.empty() && indent.size() + current_width + 1 + w > width) {
-                line(std::string(indent) + paint(current, code));
-                current.clear();
-                current_width = 0;
-                indent = rest_indent.value_or(indent);
-            }
-            if (!current.empty()) {
-                current += ' ';
-                ++current_width;
-            }
-            current += word;
-            current_width += w;
-        }
-        if (!current.empty()) {
-            line(std::string(indent) + paint(current, code));
-        }
+        wrapped(text(s), indent, code, rest_indent);
     }
     [[nodiscard]] const TextStyle& style() const { return style_; }
     std::string take() {
@@ -90,66 +80,8 @@ class Writer {
     std::string out_;
 };
 
-std::string repeat(std::string_view s, std::size_t n) {
-    std::string out;
-    out.reserve(s.size() * n);
-    for (std::size_t i = 0; i < n; ++i) {
-        out += s;
-    }
-    return out;
-}
-
-std::string pad_left(std::string_view s, std::size_t width) {
-    const auto w = utf8::display_width(s);
-    return w >= width ? std::string(s) : std::string(width - w, ' ') + std::string(s);
-}
-
-std::string pad_right(std::string_view s, std::size_t width) {
-    const auto w = utf8::display_width(s);
-    return w >= width ? std::string(s) : std::string(s) + std::string(width - w, ' ');
-}
-
-// Cuts `s` to at most `width` columns, ending with an ellipsis when cut.
-std::string truncate(std::string_view s, std::size_t width, bool unicode) {
-    if (utf8::display_width(s) <= width) {
-        return std::string(s);
-    }
-    const std::string_view ellipsis = unicode ? "…" : "~";
-    std::string out;
-    std::size_t used = 0;
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const auto d = utf8::decode(s.substr(i));
-        const std::size_t len = d ? d->length : 1;
-        const std::size_t w =
-            d ? static_cast<std::size_t>(utf8::code_point_width(d->code_point)) : 1;
-        if (used + w + 1 > width) {
-            break;
-        }
-        out.append(s.substr(i, len));
-        used += w;
-        i += len;
-    }
-    return out + std::string(ellipsis);
-}
-
-// The indices to show out of n, with nullopt standing for the elided middle.
 std::vector<std::optional<std::size_t>> pick(std::size_t n, std::size_t head, std::size_t tail) {
-    std::vector<std::optional<std::size_t>> out;
-    if (n <= head + tail + 1) {
-        for (std::size_t i = 0; i < n; ++i) {
-            out.emplace_back(i);
-        }
-        return out;
-    }
-    for (std::size_t i = 0; i < head; ++i) {
-        out.emplace_back(i);
-    }
-    out.emplace_back(std::nullopt);
-    for (std::size_t i = n - tail; i < n; ++i) {
-        out.emplace_back(i);
-    }
-    return out;
+    return toolkit::shown_indices(n, head, tail);
 }
 
 std::string shape_text(const Shape& s) {
@@ -171,32 +103,26 @@ std::string shapes_line(const Step& step) {
     }
     std::string out;
     for (std::size_t i = 0; i < step.operands.size(); ++i) {
-        const std::string joiner = step.joiner == "·" ? "·" : " " + std::string(step.joiner) + " ";
+        const std::string joiner = step.joiner == Joiner::product ? "·"
+                                   : step.joiner == Joiner::plus  ? " + "
+                                                                  : " | ";
         out += (i > 0 ? joiner : "") + shape_text(step.operands[i]);
     }
     return out.empty() ? shape_text(step.shape) : out + " → " + shape_text(step.shape);
 }
 
-// Background shade for an attention weight in [0, 1]: the 24 greys of the 256-colour
-// palette, dark for small weights and light for large ones, with black or white text.
-// The heatmap's colours: white (0) to deep blue (1), as in the SVG, with black text on the
-// light half and white text on the dark half. 24-bit colour where the terminal says it has
-// it (COLORTERM), else the nearest of the 256-colour palette's 6×6×6 cube.
+// The heatmap's colours (toolkit::heat: white for 0 to deep blue for 1), with black text on
+// the light half and white text on the dark half. 24-bit colour where the terminal says it
+// has it (COLORTERM), else the nearest of the 256-colour palette's 6×6×6 cube.
 std::string heat_code(double w, int depth) {
-    const double t = std::clamp(w, 0.0, 1.0);
-    const auto mix = [t](int from, int to) {
-        return static_cast<int>(std::lround(from + (to - from) * t));
-    };
-    const int r = mix(255, 8);
-    const int g = mix(255, 48);
-    const int b = mix(255, 107);
-    const bool dark = t > 0.5;
+    const auto [r, g, b] = toolkit::heat(w);
+    const bool light_text = toolkit::light_text_on(w);
     if (depth == 24) {
-        return fmt::format("48;2;{};{};{};38;2;{}", r, g, b, dark ? "255;255;255" : "0;0;0");
+        return fmt::format("48;2;{};{};{};38;2;{}", r, g, b, light_text ? "255;255;255" : "0;0;0");
     }
     const auto level = [](int c) { return static_cast<int>(std::lround(c / 255.0 * 5.0)); };
     return fmt::format("48;5;{};38;5;{}", 16 + 36 * level(r) + 6 * level(g) + level(b),
-                       dark ? 231 : 16);
+                       light_text ? 231 : 16);
 }
 
 // Without colour but with Unicode: a shade glyph beside each weight, ░ ▒ ▓ █.
@@ -213,14 +139,24 @@ std::string_view shade(double w) {
     return w < 0.875 ? "▓" : "█";
 }
 
+// The sums of an attention step as shown: of each row in the row layout, of each column (one
+// query each) in the column layout, where they are the matrix's row sums too.
+std::vector<double> shown_sums(const Step& step) {
+    std::vector<double> sums(step.matrix->rows(), 0.0);
+    for (std::size_t r = 0; r < step.matrix->rows(); ++r) {
+        for (double x : step.matrix->row(r)) {
+            sums[r] += x;
+        }
+    }
+    return sums;
+}
+
 class MatrixPrinter {
   public:
     MatrixPrinter(Writer& w, const Step& step)
         : w_(w),
           step_(step),
-          sums_(step.kind != StepKind::attention ? std::vector<double>{}
-                : step.sums_down                 ? row_sums(transpose(*step.matrix))
-                                                 : row_sums(*step.matrix)) {}
+          sums_(step.kind != StepKind::attention ? std::vector<double>{} : shown_sums(step)) {}
 
     void print() {
         const auto& style = w_.style();
@@ -244,7 +180,7 @@ class MatrixPrinter {
                 continue;
             }
             for (std::size_t c = 0; c < n_cols; ++c) {
-                cell_w_ = std::max(cell_w_, utf8::display_width(cell(*r, c)));
+                cell_w_ = std::max(cell_w_, toolkit::width_of(cell(*r, c)));
             }
         }
         if (is_attention()) {
@@ -254,12 +190,12 @@ class MatrixPrinter {
         }
         const std::size_t number_w = cell_w_;
         for (const auto& label : step_.col_labels) {
-            cell_w_ = std::max(cell_w_, std::min(utf8::display_width(label), max_col_label_width));
+            cell_w_ = std::max(cell_w_, std::min(toolkit::width_of(label), max_col_label_width));
         }
         label_w_ = 1;
         for (const auto& r : rows_) {
             if (r) {
-                label_w_ = std::max(label_w_, utf8::display_width(row_label(*r)));
+                label_w_ = std::max(label_w_, toolkit::width_of(row_label(*r)));
             }
         }
 
@@ -334,30 +270,32 @@ class MatrixPrinter {
             w_.line("  shade: ░ from 0.125, ▒ from 0.375, ▓ from 0.625, █ from 0.875");
         }
     }
-    [[nodiscard]] bool sum_column() const { return is_attention() && !step_.sums_down; }
+    // The row layout has a Σ column; the column layout, where each query is a column, a Σ row.
+    [[nodiscard]] bool sum_column() const { return is_attention() && !step_.transposed; }
     [[nodiscard]] std::string row_label(std::size_t r) const {
-        return truncate(step_.row_labels[r], max_label_width, w_.style().unicode);
+        return toolkit::truncate(toolkit::terminal(step_.row_labels[r]), max_label_width,
+                                 w_.style().unicode);
     }
 
     [[nodiscard]] std::string cell(std::size_t r, std::size_t c) const {
         if (step_.kind == StepKind::mask) {
-            return step_.mask->allowed(r, c) ? "1" : "0";
+            return step_.allowed(r, c) ? "1" : "0";
         }
-        return format_number((*step_.matrix)(r, c), precision_, w_.style().unicode);
+        return format_number(step_.value(r, c), precision_, w_.style().unicode);
     }
 
     [[nodiscard]] std::string painted_cell(std::size_t r, std::size_t c) const {
         if (shaded_) {
-            return pad_left(cell(r, c), cell_w_ - 1) + std::string(shade((*step_.matrix)(r, c)));
+            return pad_left(cell(r, c), cell_w_ - 1) + std::string(shade(step_.value(r, c)));
         }
         std::string s = pad_left(cell(r, c), cell_w_);
         if (is_attention()) {
-            return w_.paint(s, heat_code((*step_.matrix)(r, c), w_.style().color_depth));
+            return w_.paint(s, heat_code(step_.value(r, c), w_.style().color_depth));
         }
-        if (step_.kind == StepKind::matrix && std::isinf((*step_.matrix)(r, c))) {
+        if (step_.kind == StepKind::matrix && std::isinf(step_.value(r, c))) {
             return w_.paint(s, "2");
         }
-        if (step_.kind == StepKind::mask && !step_.mask->allowed(r, c)) {
+        if (step_.kind == StepKind::mask && !step_.allowed(r, c)) {
             return w_.paint(s, "2");
         }
         return s;
@@ -384,9 +322,10 @@ class MatrixPrinter {
             if (boundary(c, i)) {
                 header += " " + bar;
             }
-            header +=
-                "  " + pad_left(c ? truncate(step_.col_labels[*c], cell_w_, unicode) : h_ellipsis,
-                                cell_w_);
+            header += "  " + pad_left(c ? toolkit::truncate(toolkit::terminal(step_.col_labels[*c]),
+                                                            cell_w_, unicode)
+                                        : h_ellipsis,
+                                      cell_w_);
         }
         if (sums) {
             header += " " + bar + "  " + pad_left(unicode ? "Σ" : "sum", cell_w_);
@@ -432,7 +371,7 @@ class MatrixPrinter {
             }
             w_.line(line);
         }
-        if (is_attention() && step_.sums_down) {
+        if (is_attention() && step_.transposed) {
             // the column layout: each column (one query) sums to 1
             std::string under = "  " + repeat(dash, label_w_ + 1) + cross;
             std::string sum_line = "  " + pad_right(unicode ? "Σ" : "sum", label_w_) + " " + bar;
@@ -468,14 +407,14 @@ void print_tokens(Writer& w, const Step& step) {
     std::vector<std::string> items;
     items.reserve(shown.size());
     for (const auto& i : shown) {
-        items.push_back(i ? fmt::format("[{}] {}", *i, tokens[*i])
+        items.push_back(i ? fmt::format("[{}] {}", *i, toolkit::terminal(tokens[*i]))
                           : std::string(w.style().unicode ? "…" : "..."));
     }
     const std::size_t width = std::max<std::size_t>(w.style().width, 20);
     std::string current = "  ";
     std::size_t current_w = 2;
     for (const auto& item : items) {
-        const auto iw = utf8::display_width(item);
+        const auto iw = toolkit::width_of(item);
         if (current_w > 2 && current_w + 3 + iw > width) {
             w.line(current);
             current = "  ";
@@ -496,111 +435,23 @@ void print_tokens(Writer& w, const Step& step) {
     }
 }
 
-Mask transposed_mask(const Mask& m) {
-    Mask t(m.cols(), m.rows(), false);
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        for (std::size_t c = 0; c < m.cols(); ++c) {
-            t.set(c, r, m.allowed(r, c));
-        }
-    }
-    return t;
-}
-
-// The column layout of the by-hand exercises: every matrix transposed (tokens are columns),
-// with the formulas written as those exercises write them (Q = W_Q · X, S = Kᵀ · Q).
-Step column_view(const Step& s, const Trace& t, std::deque<Matrix>& matrices,
-                 std::deque<Mask>& masks) {
-    Step c = s;
-    std::swap(c.row_labels, c.col_labels);
-    c.shape = {s.shape.cols, s.shape.rows};
-    if (s.kind == StepKind::tokens) {
-        c = s;
-        return c;
-    }
-    if (s.kind == StepKind::mask) {
-        masks.push_back(transposed_mask(*s.mask));
-        c.mask = &masks.back();
-    } else {
-        matrices.push_back(transpose(*s.matrix));
-        c.matrix = &matrices.back();
-    }
-    const auto t_shape = [](const Shape& x) { return Shape{x.cols, x.rows}; };
-    c.operands.clear();
-    if (s.joiner == "·") {
-        for (std::size_t i = s.operands.size(); i-- > 0;) {
-            c.operands.push_back(t_shape(s.operands[i]));  // (AB)ᵀ = BᵀAᵀ
-        }
-    } else {
-        for (const auto& o : s.operands) {
-            c.operands.push_back(t_shape(o));
-        }
-    }
-    const auto base = base_id(s.id);
-    const std::string x = t.positions.empty() ? "X" : "X′";
-    const auto bias = [&](const Matrix& b, std::string_view name) {
-        return b.empty() ? std::string() : " + b_" + std::string(name);
-    };
-    if (base == "embeddings") {
-        c.formula = "X = embed(tokens), one column per token";
-    } else if (base == "Q") {
-        c.formula = "Q = W_Q · " + x + bias(t.b_q, "Q");
-    } else if (base == "K") {
-        c.formula = "K = W_K · " + x + bias(t.b_k, "K");
-    } else if (base == "V") {
-        c.formula = "V = W_V · " + x + bias(t.b_v, "V");
-    } else if (base == "scores") {
-        c.formula = "S = Kᵀ · Q (a row per key, a column per query)";
-    } else if (base == "mask" && t.config.mask == MaskKind::causal && t.config.n_pad == 0) {
-        c.formula = "M[j, i] = 1 if j ≤ i, else 0 (column i: the query)";
-    } else if (base == "weights") {
-        c.formula = s.formula;
-        const auto row_by_row = c.formula.find("row by row");
-        if (row_by_row != std::string::npos) {
-            c.formula.replace(row_by_row, 10, "column by column");
-        }
-        c.sums_down = true;
-    } else if (base == "output") {
-        c.formula = "Z = V · A";
-    }
-    return c;
-}
-
-// "5 · Scores S" (with "Head 2 · " for a head's step), as the heading prints it.
-std::string heading_text(const Writer& w, const Step& step) {
-    const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
-    return w.text(step.kind == StepKind::tokens
-                      ? fmt::format("{} · {}", step.number, step.title)
-                      : fmt::format("{} · {}{} {}", step.number, head, step.title, step.symbol));
-}
-
-void print_heading(Writer& w, const Step& step) {
-    const bool unicode = w.style().unicode;
-    const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
-    std::string title =
-        step.kind == StepKind::tokens
-            ? fmt::format("{} · {}", step.number, step.title)
-            : fmt::format("{} · {}{} {}", step.number, head, step.title, step.symbol);
-    title = w.text(title);
-    const std::string lead = unicode ? "━━ " : "== ";
-    const std::size_t used = 3 + utf8::display_width(title) + 1;
-    const std::size_t fill = w.style().width > used ? w.style().width - used : 2;
-    w.line(w.paint(lead + title + " " + repeat(unicode ? "━" : "=", fill), "1"));
+void print_heading(Writer& w, const Trace& trace, const Step& step) {
+    w.line(w.paint(toolkit::heading_rule(w.text(lesson::heading(trace, step)), w.style().width,
+                                         w.style().unicode),
+                   "1"));
 }
 
 void print_summary(Writer& w, const Trace& trace) {
     w.line(w.paint(w.text("attn explain · self-attention, step by step"), "1"));
-    for (const auto& line : narrative::summary(trace)) {
-        // "sizes     d_model = ...": the key, then the value wrapped under itself
-        constexpr std::size_t value_column = 10;
-        const auto space = line.find(' ');
-        const auto value_at =
-            space == std::string::npos ? space : line.find_first_not_of(' ', space);
-        if (value_at > value_column) {  // npos too: a line without a value
-            w.paragraph(line);
-            continue;
+    // "sizes     d_model = ...": the key, then the value wrapped under itself
+    constexpr std::size_t value_column = 10;
+    const std::string under(value_column, ' ');
+    for (const auto& item : lesson::summary(trace)) {
+        w.wrapped(w.text(toolkit::terminal(item.value)), pad_right(item.key, value_column), {},
+                  under);
+        for (const auto& more : item.more) {
+            w.wrapped(w.text(toolkit::terminal(more)), under);
         }
-        w.paragraph(line.substr(value_at), pad_right(line.substr(0, space), value_column), {},
-                    std::string(value_column, ' '));
     }
 }
 
@@ -615,62 +466,50 @@ std::string render_summary(const Trace& trace, const TextStyle& style) {
 std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& style) {
     Writer w(style);
     print_summary(w, trace);
-    std::deque<Matrix> transposed;
-    std::deque<Mask> transposed_masks;
-    auto steps = teaching_steps(trace);
-    if (style.columns) {
+    if (style.layout == Layout::col) {
         w.line();
         w.paragraph(
             "Column layout (--layout col), as in the by-hand exercises: every matrix below is "
             "the transpose of attn's usual row layout. Tokens are columns, Q = W_Q · X, the "
             "scores Kᵀ · Q have a row per key and a column per query, and softmax runs down "
             "each column. Where an explanation says \"row i\" of a token, read \"column i\".");
-        for (auto& step : steps) {
-            step = column_view(step, trace, transposed, transposed_masks);
-        }
     }
     std::vector<TextPage> pages;
     pages.push_back({"", w.take()});
 
-    for (const auto& step : steps) {
-        if (!style.steps.empty() &&
-            std::find(style.steps.begin(), style.steps.end(), step.id) == style.steps.end()) {
-            continue;
-        }
+    for (const Step* step : toolkit::visible_steps(trace, style.steps, style.layout)) {
         // --head N: the other heads in brief, their attention weights only
-        const bool brief = style.head > 0 && step.head > 0 && step.head != style.head;
-        if (brief && base_id(step.id) != "weights") {
+        const bool brief = style.head > 0 && step->head > 0 && step->head != style.head;
+        if (brief && step->op != StepOp::weights) {
             continue;
         }
         w.line();
-        print_heading(w, step);
+        print_heading(w, trace, *step);
+        w.wrapped(
+            w.formula(step->formula) + "\u00A0\u00A0\u00A0\u00A0" + w.text(shapes_line(*step)), "",
+            "36");
         if (brief) {
-            w.paragraph(
-                fmt::format("{}\u00A0\u00A0\u00A0\u00A0{}", step.formula, shapes_line(step)), "",
-                "36");
             w.paragraph(fmt::format("(Head {} in brief: its attention weights only; --head {} "
                                     "shows all of its steps.)",
-                                    step.head, step.head),
+                                    step->head, step->head),
                         "", "2");
             w.line();
-            MatrixPrinter(w, step).print();
-            pages.push_back({heading_text(w, step), w.take()});
+            MatrixPrinter(w, *step).print();
+            pages.push_back({w.text(lesson::heading(trace, *step)), w.take()});
             continue;
         }
-        w.paragraph(fmt::format("{}\u00A0\u00A0\u00A0\u00A0{}", step.formula, shapes_line(step)),
-                    "", "36");
-        const auto notes = narrative::notes(trace, step, style.precision, style.columns);
+        const auto notes = lesson::notes(trace, *step, style.precision);
         if (style.explanations) {
-            w.paragraph(step.explanation);
+            w.paragraph(lesson::explanation(trace, *step));
             for (const auto& note : notes.before) {
                 w.paragraph(note);
             }
         }
         w.line();
-        if (step.kind == StepKind::tokens) {
-            print_tokens(w, step);
+        if (step->kind == StepKind::tokens) {
+            print_tokens(w, *step);
         } else {
-            MatrixPrinter(w, step).print();
+            MatrixPrinter(w, *step).print();
         }
         if (style.explanations && !notes.after.empty()) {
             w.line();
@@ -678,9 +517,9 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
                 w.paragraph(note);
             }
         }
-        pages.push_back({heading_text(w, step), w.take()});
+        pages.push_back({w.text(lesson::heading(trace, *step)), w.take()});
     }
-    const auto warnings = narrative::warnings(trace);
+    const auto warnings = lesson::warnings(trace);
     if (!warnings.empty()) {
         w.line();
         for (const auto& warning : warnings) {

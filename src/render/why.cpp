@@ -1,13 +1,17 @@
 // --why: the worked arithmetic behind one cell, term by term, with the trace's own numbers.
+// Every "a op b = c" is written from the numbers it shows: the same values and the same rule
+// (WeightsRule) that computed the cell.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "attn/core/cell.hpp"
-#include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
-#include "narrative.hpp"
+#include "lesson.hpp"
+#include "notation.hpp"
+#include "toolkit.hpp"
 
 namespace attn {
 namespace {
@@ -18,28 +22,35 @@ class Why {
         : t_(t), cell_(cell), style_(style) {}
 
     std::string render() {
-        const auto steps = teaching_steps(t_);
-        const auto it = std::find_if(steps.begin(), steps.end(),
-                                     [&](const Step& s) { return s.id == cell_.step_id; });
-        const Step& step = *it;
+        const Step& step = *find_step(t_, cell_.step_id, cell_.layout);
         const Head& head = head_of(t_, step);
-        const std::string row = step.row_labels[cell_.row];
-        const std::string col = step.col_labels[cell_.col];
         const double value = step.kind == StepKind::mask
-                                 ? (step.mask->allowed(cell_.row, cell_.col) ? 1.0 : 0.0)
-                                 : (*step.matrix)(cell_.row, cell_.col);
-        const std::string title =
-            fmt::format("Why is {}[{}, {}] = {}?", step.symbol, row, col, num(value));
-        const std::string lead = style_.unicode ? "━━ " : "== ";
-        const std::size_t used = 3 + utf8::display_width(text(title)) + 1;
-        out_ += paint(lead + text(title) + " " +
-                          repeat(style_.unicode ? "━" : "=",
-                                 style_.width > used ? style_.width - used : 2),
-                      "1") +
-                "\n";
+                                 ? (step.allowed(cell_.row, cell_.col) ? 1.0 : 0.0)
+                                 : step.value(cell_.row, cell_.col);
+        // i, j: the cell in the step's matrix, where a token is a row; row, col: their labels
+        const std::size_t i = cell_.matrix_row();
+        const std::size_t j = cell_.matrix_col();
+        const auto& rows = step.transposed ? step.col_labels : step.row_labels;
+        const auto& cols = step.transposed ? step.row_labels : step.col_labels;
+        const std::string row = toolkit::terminal(rows[i]);
+        const std::string col = toolkit::terminal(cols[j]);
+        const std::string title = fmt::format(
+            "Why is {}[{}, {}] = {}?", notation::symbol(step.symbol, notation::Style::unicode),
+            toolkit::terminal(step.row_labels[cell_.row]),
+            toolkit::terminal(step.col_labels[cell_.col]), num(value));
+        out_ += paint(toolkit::heading_rule(text(title), style_.width, style_.unicode), "1") + "\n";
         const auto base = base_id(step.id);
-        const std::size_t i = cell_.row;
-        const std::size_t j = cell_.col;
+        if (step.transposed && step.kind != StepKind::tokens) {
+            line(fmt::format(
+                "In the column layout, row {} and column {} as shown are row '{}' and column "
+                "'{}' of attn's row layout, where every token is a row{}.",
+                toolkit::terminal(step.row_labels[cell_.row]),
+                toolkit::terminal(step.col_labels[cell_.col]), row, col,
+                base == "scores" || base == "scaled_scores" || base == "masked_scores" ||
+                        base == "weights" || base == "mask"
+                    ? fmt::format(": the query is '{}', the key '{}'", row, col)
+                    : ""));
+        }
         const std::string sub = step.head > 0 ? "_" + std::to_string(step.head) : "";
         const std::string x_name = t_.positions.empty() ? "X" : "X′";
         if (base == "Q" || base == "K" || base == "V") {
@@ -61,18 +72,9 @@ class Why {
             sum(terms, value);
         } else if (base == "scores") {
             scores(head, i, j, sub);
-        } else if (base == "scaled_scores" && t_.config.arith == Arith::hand) {
-            scores(head, i, j, sub);
-            const double r = hand_divisor(t_.config.d_k);
-            line(fmt::format(
-                "Then scaled by hand: S′{}[{}, {}] = ⌊S{}[{}, {}] / {}⌋ = ⌊{} / {}⌋ = "
-                "{}.",
-                sub, row, col, sub, row, col, num(r), num(head.scores(i, j)), num(r), num(value)));
         } else if (base == "scaled_scores") {
             scores(head, i, j, sub);
-            line(fmt::format("Then scaled: S′{}[{}, {}] = S{}[{}, {}] / √d_k = {} / {} = {}.", sub,
-                             row, col, sub, row, col, num(head.scores(i, j)), num(head.sqrt_d_k),
-                             num(value)));
+            scaled(head, i, j, sub, row, col, value);
         } else if (base == "masked_scores") {
             if (t_.mask->allowed(i, j)) {
                 line(
@@ -95,8 +97,8 @@ class Why {
                             sub, row, col, head.v_labels[j], sub, row, sub));
             std::vector<std::string> terms;
             for (std::size_t k = 0; k < head.attention.cols(); ++k) {
-                terms.push_back(product(head.attention(i, k), head.v(k, j)) + " [" + t_.tokens[k] +
-                                "]");
+                terms.push_back(product(head.attention(i, k), head.v(k, j)) + " [" +
+                                toolkit::terminal(t_.tokens[k]) + "]");
             }
             sum(terms, value);
         } else if (base == "concat") {
@@ -125,18 +127,18 @@ class Why {
                               : fmt::format("'{}' may not attend to '{}'{}.", row, col,
                                             blocked_reason(i, j)));
         } else {
-            line(
-                fmt::format("{} is an input of the walk-through, not computed from other "
-                            "steps: {}.",
-                            step.symbol, source_of(base)));
+            line(fmt::format(
+                "{} is an input of the walk-through, not computed from other "
+                "steps: {}.",
+                notation::symbol(step.symbol, notation::Style::unicode), source_of(base)));
         }
         return std::move(out_);
     }
 
   private:
     void scores(const Head& head, std::size_t i, std::size_t j, const std::string& sub) {
-        const std::string& a = t_.tokens[i];
-        const std::string& b = t_.tokens[j];
+        const std::string a = toolkit::terminal(t_.tokens[i]);
+        const std::string b = toolkit::terminal(t_.tokens[j]);
         line(
             fmt::format("S{}[{}, {}] = q_{} · k_{}: the dot product of row '{}' of Q{} and row "
                         "'{}' of K{}.",
@@ -148,43 +150,112 @@ class Why {
         sum(terms, head.scores(i, j));
     }
 
-    void weights(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
-                 const std::string& row, const std::string& col, double value) {
-        const Matrix& logits = t_.mask ? head.masked_scores : head.scaled_scores;
-        const auto s = logits.row(i);
-        const double max = *std::max_element(s.begin(), s.end());
-        if (std::isinf(max)) {
+    // The scaling of one score, as the trace's rule did it.
+    void scaled(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
+                const std::string& row, const std::string& col, double value) {
+        const WeightsRule& rule = t_.rule;
+        const std::string cell_s = fmt::format("S{}[{}, {}]", sub, row, col);
+        const std::string cell_t = fmt::format("S′{}[{}, {}]", sub, row, col);
+        const std::string width = rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k";
+        if (!rule.scales()) {
+            line(fmt::format("Then not scaled: {} = {} = {}, with no division.", cell_t, cell_s,
+                             num(value)));
+        } else if (rule.arith == Arith::hand) {
             line(
-                fmt::format("Every key of row '{}' is masked: softmax is undefined, and attn "
-                            "gives the row zero weights.",
-                            row));
-            return;
+                fmt::format("Then scaled by hand: {} = ⌊{} / {}⌋ = ⌊{} / {}⌋ = {} (r = √{} = "
+                            "{} rounded to a whole number).",
+                            cell_t, cell_s, num(rule.divisor()), num(head.scores(i, j)),
+                            num(rule.divisor()), num(value), width, num(rule.sqrt_width())));
+        } else {
+            line(fmt::format("Then scaled: {} = {} / √{} = {} / {} = {}.", cell_t, cell_s, width,
+                             num(head.scores(i, j)), num(rule.divisor()), num(value)));
         }
-        const bool hand = t_.config.arith == Arith::hand;
-        const std::string b = hand ? "3" : "e";
-        const auto power = [hand](double x) { return hand ? std::pow(3.0, x) : std::exp(x); };
-        line(
-            fmt::format("A{}[{}, {}] = {}^(s_{} − max) / Σ {}^(s − max), where s is row '{}' of "
-                        "{}{} and max = {} is its largest entry (subtracted only so that "
-                        "nothing overflows){}.",
-                        sub, row, col, b, col, b, row, t_.mask ? "S′ₘ" : "S′", sub, num(max),
-                        hand ? "; by hand, 3 stands in for e" : ""));
-        std::vector<std::string> terms;
-        double total = 0.0;
-        for (std::size_t k = 0; k < s.size(); ++k) {
-            const double e = power(s[k] - max);
-            total += e;
-            terms.push_back(std::isinf(s[k]) ? fmt::format("{}^−∞ = 0 [{}]", b, t_.tokens[k])
-                                             : fmt::format("{}^({} − {}) = {} [{}]", b, num(s[k]),
-                                                           num(max), num(e), t_.tokens[k]));
-        }
-        line("The terms, one per key:");
-        list(terms);
-        line(fmt::format("Σ = {}, so A{}[{}, {}] = {} / {} = {}.", num(total), sub, row, col,
-                         num(power(s[j] - max)), num(total), num(value)));
     }
 
-    std::string blocked_reason(std::size_t i, std::size_t j) const {
+    void weights(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
+                 const std::string& row, const std::string& col, double value) {
+        const WeightsRule& rule = t_.rule;
+        const Matrix& logits = t_.mask ? head.masked_scores : head.scaled_scores;
+        // the cells softmax normalised together with this one: its row, its column, or all
+        std::vector<std::pair<std::size_t, std::size_t>> group;
+        if (rule.over == SoftmaxOver::columns) {
+            for (std::size_t r = 0; r < logits.rows(); ++r) {
+                group.emplace_back(r, j);
+            }
+        } else if (rule.over == SoftmaxOver::all) {
+            for (std::size_t r = 0; r < logits.rows(); ++r) {
+                for (std::size_t c = 0; c < logits.cols(); ++c) {
+                    group.emplace_back(r, c);
+                }
+            }
+        } else {
+            for (std::size_t c = 0; c < logits.cols(); ++c) {
+                group.emplace_back(i, c);
+            }
+        }
+        double max = -std::numeric_limits<double>::infinity();
+        for (const auto& [r, c] : group) {
+            max = std::max(max, logits(r, c));
+        }
+        const std::string s_name = std::string(t_.mask ? "S′ₘ" : "S′") + sub;
+        const std::string what = rule.over == SoftmaxOver::columns ? "column '" + col + "'"
+                                 : rule.over == SoftmaxOver::all   ? "the whole matrix"
+                                                                   : "row '" + row + "'";
+        if (std::isinf(max)) {
+            line(
+                fmt::format("Every cell of {} is masked: softmax is undefined, and attn gives "
+                            "it zero weights.",
+                            what));
+            return;
+        }
+        const bool hand = rule.arith == Arith::hand;
+        const std::string b = hand ? "3" : "e";
+        if (rule.over == SoftmaxOver::rows) {
+            line(fmt::format(
+                "A{}[{}, {}] = {}^(s_{} − max) / Σ {}^(s − max), where s is row '{}' of {} and "
+                "max = {} is its largest entry (subtracted only so that nothing overflows){}.",
+                sub, row, col, b, col, b, row, s_name, num(max),
+                hand ? "; by hand, 3 stands in for e" : ""));
+        } else {
+            line(fmt::format(
+                "A{}[{}, {}] = {}^(s − max) / Σ {}^(s − max), where the sum runs over {} of {} "
+                "and max = {} is its largest entry (subtracted only so that nothing "
+                "overflows){}.",
+                sub, row, col, b, b, what, s_name, num(max),
+                hand ? "; by hand, 3 stands in for e" : ""));
+        }
+        std::vector<std::string> terms;
+        double total = 0.0;
+        constexpr std::size_t listed = 12;
+        for (std::size_t n = 0; n < group.size(); ++n) {
+            const auto [r, c] = group[n];
+            const double s = logits(r, c);
+            const double e = rule.power(s - max);
+            total += e;
+            if (n >= listed && group.size() > listed + 1) {
+                continue;
+            }
+            const std::string where =
+                rule.over == SoftmaxOver::rows ? toolkit::terminal(t_.tokens[c])
+                : rule.over == SoftmaxOver::columns
+                    ? toolkit::terminal(t_.tokens[r])
+                    : toolkit::terminal(t_.tokens[r]) + ", " + toolkit::terminal(t_.tokens[c]);
+            terms.push_back(std::isinf(s) ? fmt::format("{}^−∞ = 0 [{}]", b, where)
+                                          : fmt::format("{}^({} − {}) = {} [{}]", b, num(s),
+                                                        num(max), num(e), where));
+        }
+        if (group.size() > listed + 1) {
+            terms.push_back(fmt::format("… and {} more terms", group.size() - listed));
+        }
+        line(rule.over == SoftmaxOver::rows      ? "The terms, one per key:"
+             : rule.over == SoftmaxOver::columns ? "The terms, one per query:"
+                                                 : "The terms, one per cell:");
+        list(terms);
+        line(fmt::format("Σ = {}, so A{}[{}, {}] = {} / {} = {}.", num(total), sub, row, col,
+                         num(rule.power(logits(i, j) - max)), num(total), num(value)));
+    }
+
+    [[nodiscard]] std::string blocked_reason(std::size_t i, std::size_t j) const {
         const bool pad = t_.config.n_pad > 0 && j >= t_.tokens.size() - t_.config.n_pad;
         if (pad) {
             return " (it is padding)";
@@ -193,15 +264,15 @@ class Why {
             return " (the causal mask: it comes later in the sentence)";
         }
         if (t_.config.mask == MaskKind::file) {
-            return " (the mask from " + t_.mask_source.path + " says so)";
+            return " (the mask from " + toolkit::terminal(t_.mask_source.path) + " says so)";
         }
         return "";
     }
 
-    std::string source_of(std::string_view base) const {
+    [[nodiscard]] std::string source_of(std::string_view base) const {
         const auto describe = [&](const Source& s) {
             return s.kind == Source::Kind::file
-                       ? "read from " + s.path
+                       ? "read from " + toolkit::terminal(s.path)
                        : fmt::format("seeded from --seed {}", t_.config.seed);
         };
         if (base == "embeddings") {
@@ -216,15 +287,17 @@ class Why {
     }
 
     // "0.1200·(-0.4000)"
-    std::string product(double a, double b) const {
+    [[nodiscard]] std::string product(double a, double b) const {
         return paren(a) + (style_.unicode ? "·" : "*") + paren(b);
     }
-    std::string paren(double x) const {
+    [[nodiscard]] std::string paren(double x) const {
         const std::string s = num(x);
         return s.front() == '-' ? "(" + s + ")" : s;
     }
     // whole numbers (the integer examples, --arith hand) without decimals
-    std::string num(double x) const { return format_tidy(x, style_.precision, style_.unicode); }
+    [[nodiscard]] std::string num(double x) const {
+        return format_tidy(x, style_.precision, style_.unicode);
+    }
 
     // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle
     void sum(const std::vector<std::string>& terms, double total) {
@@ -242,7 +315,7 @@ class Why {
         std::string current = "  = ";
         for (std::size_t k = 0; k < shown.size(); ++k) {
             const std::string piece = (k > 0 ? " + " : "") + shown[k];
-            if (k > 0 && utf8::display_width(text(current + piece)) > style_.width) {
+            if (k > 0 && toolkit::width_of(text(current + piece)) > style_.width) {
                 out_ += text(current) + "\n";
                 current = "    ";
             }
@@ -258,35 +331,18 @@ class Why {
         }
     }
 
+    // One sentence of attn's, word-wrapped at the width.
     void line(const std::string& s) {
-        // word-wrap at the width
-        const std::string body = text(s);
-        std::string current;
-        std::size_t pos = 0;
-        while (pos < body.size()) {
-            const auto end = std::min(body.find(' ', pos), body.size());
-            const std::string word = body.substr(pos, end - pos);
-            pos = end + 1;
-            if (!current.empty() &&
-                utf8::display_width(current) + 1 + utf8::display_width(word) > style_.width) {
-                out_ += current + "\n";
-                current.clear();
-            }
-            current += (current.empty() ? "" : " ") + word;
+        for (const auto& l : toolkit::wrap(text(s), style_.width)) {
+            out_ += l + "\n";
         }
-        out_ += current + "\n";
     }
 
-    std::string text(const std::string& s) const { return style_.unicode ? s : to_ascii(s); }
-    std::string paint(const std::string& s, std::string_view code) const {
-        return style_.color ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s;
+    [[nodiscard]] std::string text(const std::string& s) const {
+        return style_.unicode ? s : toolkit::to_ascii(s);
     }
-    static std::string repeat(std::string_view s, std::size_t n) {
-        std::string out;
-        for (std::size_t k = 0; k < n; ++k) {
-            out += s;
-        }
-        return out;
+    [[nodiscard]] std::string paint(const std::string& s, std::string_view code) const {
+        return style_.color ? fmt::format("\x1b[{}m{}\x1b[0m", code, s) : s;
     }
 
     const Trace& t_;

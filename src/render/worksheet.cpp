@@ -7,17 +7,19 @@
 #include "attn/core/check.hpp"
 #include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
-#include "common.hpp"
 #include "json_text.hpp"
+#include "lesson.hpp"
+#include "notation.hpp"
+#include "toolkit.hpp"
 
 namespace attn {
 namespace {
 
 std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precision) {
     if (step.kind == StepKind::mask) {
-        return step.mask->allowed(r, c) ? "1" : "0";
+        return step.allowed(r, c) ? "1" : "0";
     }
-    return format_tidy((*step.matrix)(r, c), precision, true);
+    return format_tidy(step.value(r, c), precision, true);
 }
 
 // Markdown escapes for a token used as a label: | would end a cell.
@@ -40,7 +42,7 @@ std::string rules(const Trace& t) {
             "use 3^x in place of e^x in softmax: A = 3^(s − max) / Σ 3^(s − max) along each "
             "row. Write fractions as decimals to two places (3/7 = 0.43); answers within 0.05 of "
             "the right value count as right.",
-            static_cast<int>(hand_divisor(t.config.d_k)), t.config.d_k);
+            static_cast<int>(t.rule.divisor()), t.config.d_k);
     }
     return "Rules: S′ = S / √d_k, and softmax along each row, A = e^(s − max) / Σ e^(s − max). "
            "Write numbers to two decimal places; answers within 0.05 of the right value count as "
@@ -75,19 +77,41 @@ std::string wrap(const std::string& text, std::size_t width) {
     return out;
 }
 
-}  // namespace
-
-std::vector<std::string> default_blank_steps(const Trace& trace) {
-    std::vector<std::string> out;
-    for (const auto& s : teaching_steps(trace)) {
-        const auto b = base_id(s.id);
-        if (b == "Q" || b == "K" || b == "V" || b == "scores" || b == "scaled_scores" ||
-            b == "masked_scores" || b == "weights" || b == "output") {
-            out.push_back(s.id);
-        }
+// The likely mistake, in words.
+std::string mistake_text(Mistake m, const Trace& t) {
+    const bool hand = t.rule.arith == Arith::hand;
+    switch (m) {
+        case Mistake::none:
+            break;
+        case Mistake::swapped_scores:
+            return "rows and columns are swapped: in S = Q · Kᵀ the rows are queries and the "
+                   "columns keys (you computed K · Qᵀ)";
+        case Mistake::k_not_transposed:
+            return "S = Q · Kᵀ is tokens × tokens: did you forget to transpose K?";
+        case Mistake::masked_not_infinite:
+            return "masked cells must be −∞, not a number such as 0: −∞ is what makes their "
+                   "weight exactly 0 after softmax";
+        case Mistake::not_scaled:
+            return "you forgot to scale: S′ = S / √d_k" +
+                   std::string(hand ? " (by hand, ⌊S / r⌋)" : "");
+        case Mistake::softmax_of_unscaled:
+            return "you forgot to scale before softmax: softmax(S′) with S′ = S / √d_k, not "
+                   "softmax(S)";
+        case Mistake::softmax_over_columns:
+            return "softmax over the wrong axis: each row (one query, over all keys) must sum to "
+                   "1, not each column";
+        case Mistake::mask_not_applied:
+            return "the mask was not applied: masked cells must be −∞ before softmax, so that "
+                   "their weight is 0";
+        case Mistake::e_instead_of_3:
+            return "you used e^x: by hand the rule is 3^x";
+        case Mistake::columns_of_weights:
+            return "you used the columns of A as weights: Z = A · V takes each row of A";
     }
-    return out;
+    return "";
 }
+
+}  // namespace
 
 std::string render_worksheet(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
                              const TextStyle& style) {
@@ -108,9 +132,10 @@ std::string render_worksheet(const Trace& t, const std::vector<std::string>& bla
     }
     for (const auto& step : teaching_steps(t)) {
         out += step.kind == StepKind::tokens
-                   ? fmt::format("\n## {} · {}\n\n", step.number, step.title)
-                   : fmt::format("\n## {} · {} {}\n\n", step.number, step.title, step.symbol);
-        out += fmt::format("`{}`\n\n", step.formula);
+                   ? fmt::format("\n## {} · {}\n\n", step.number, lesson::title(t, step))
+                   : fmt::format("\n## {} · {} {}\n\n", step.number, lesson::title(t, step),
+                                 notation::symbol(step.symbol, notation::Style::unicode));
+        out += fmt::format("`{}`\n\n", notation::formula(step.formula, notation::Style::unicode));
         if (step.kind == StepKind::tokens) {
             for (std::size_t i = 0; i < t.tokens.size(); ++i) {
                 out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, md_label(t.tokens[i]));
@@ -186,11 +211,14 @@ std::string render_worksheet_html(const Trace& t, const std::vector<std::string>
     }
     for (const auto& step : teaching_steps(t)) {
         out += "<div class=\"step\">\n";
-        out += step.kind == StepKind::tokens
-                   ? fmt::format("<h2>{} · {}</h2>\n", esc(step.number), esc(step.title))
-                   : fmt::format("<h2>{} · {} {}</h2>\n", esc(step.number), esc(step.title),
-                                 esc(step.symbol));
-        out += "<p class=\"formula\">" + esc(step.formula) + "</p>\n";
+        out +=
+            step.kind == StepKind::tokens
+                ? fmt::format("<h2>{} · {}</h2>\n", esc(step.number), esc(lesson::title(t, step)))
+                : fmt::format("<h2>{} · {} {}</h2>\n", esc(step.number),
+                              esc(lesson::title(t, step)),
+                              esc(notation::symbol(step.symbol, notation::Style::unicode)));
+        out += "<p class=\"formula\">" +
+               esc(notation::formula(step.formula, notation::Style::unicode)) + "</p>\n";
         if (step.kind == StepKind::tokens) {
             out += "<p>";
             for (std::size_t i = 0; i < t.tokens.size(); ++i) {
@@ -272,38 +300,41 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
     };
     std::string out;
     const StepVerdict* first_wrong = nullptr;
+    std::string first_wrong_title;
     std::size_t n_wrong = 0;
     std::size_t n_cells = 0;
-    const auto steps = teaching_steps(t);
     for (const auto& v : verdicts) {
         n_cells += v.n_cells;
-        const bool ok = v.wrong.empty() && v.shape_problem.empty();
+        const bool ok = v.wrong.empty() && !v.wrong_shape;
+        const Step* step = find_step(t, v.step_id);
+        const std::string title = step->number + " · " + lesson::title(t, *step) + " " +
+                                  notation::symbol(step->symbol, notation::Style::unicode);
         if (!ok && first_wrong == nullptr) {
             first_wrong = &v;
+            first_wrong_title = title;
         }
-        const auto step = std::find_if(steps.begin(), steps.end(),
-                                       [&](const Step& s) { return s.id == v.step_id; });
         if (ok) {
-            out += fmt::format("{} {}: all {} cells right\n", style.unicode ? "✓" : "ok", v.title,
+            out += fmt::format("{} {}: all {} cells right\n", style.unicode ? "✓" : "ok", title,
                                v.n_cells);
             continue;
         }
-        if (!v.shape_problem.empty()) {
+        if (v.wrong_shape) {
             n_wrong += v.n_cells;
-            out +=
-                fmt::format("{} {}: {}\n", style.unicode ? "✗" : "WRONG", v.title, v.shape_problem);
+            out += fmt::format("{} {}: the answer is {}×{}, expected {}×{}\n",
+                               style.unicode ? "✗" : "WRONG", title, v.wrong_shape->first,
+                               v.wrong_shape->second, step->shape.rows, step->shape.cols);
         } else {
             n_wrong += v.wrong.size();
             out += fmt::format("{} {}: {} of {} cells wrong or blank\n",
-                               style.unicode ? "✗" : "WRONG", v.title, v.wrong.size(), v.n_cells);
+                               style.unicode ? "✗" : "WRONG", title, v.wrong.size(), v.n_cells);
             for (const auto& w : v.wrong) {
                 out += fmt::format("    {}[{}, {}]: {}, expected {}\n", v.step_id,
                                    step->row_labels[w.row], step->col_labels[w.col], given(w.given),
                                    num(w.expected));
             }
         }
-        if (!v.diagnosis.empty()) {
-            out += "    likely mistake: " + v.diagnosis + "\n";
+        if (v.mistake != Mistake::none) {
+            out += "    likely mistake: " + mistake_text(v.mistake, t) + "\n";
         }
     }
     if (first_wrong == nullptr) {
@@ -313,9 +344,9 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
             "\n{} of {} answers are wrong or blank (tolerance {}). The first "
             "mistake is in step {}: later steps may be wrong only because of it, "
             "so start there.\n",
-            n_wrong, n_cells, tolerance, first_wrong->title);
+            n_wrong, n_cells, tolerance, first_wrong_title);
     }
-    return wrap(style.unicode ? out : to_ascii(out), style.width);
+    return wrap(style.unicode ? out : toolkit::to_ascii(out), style.width);
 }
 
 }  // namespace attn

@@ -7,7 +7,9 @@
 #include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/ops.hpp"
+#include "cli.hpp"
 #include "examples.hpp"
+#include "notation.hpp"
 
 using attn::Matrix;
 
@@ -57,7 +59,8 @@ TEST_CASE("the 3×4 integer example, by hand", "[attention]") {
     CHECK(t.heads[0].k == Matrix{{0, 1, 1}, {4, 4, 0}, {2, 3, 1}});
     CHECK(t.heads[0].v == Matrix{{1, 2, 3}, {2, 8, 0}, {2, 6, 3}});
     CHECK(t.heads[0].scores == Matrix{{2, 4, 4}, {4, 16, 12}, {4, 12, 10}});
-    CHECK(t.heads[0].sqrt_d_k == Approx(std::sqrt(3.0)));
+    CHECK(t.rule.sqrt_width() == Approx(std::sqrt(3.0)));
+    CHECK(t.rule.divisor() == t.rule.sqrt_width());
     CHECK(t.heads[0].scaled_scores(0, 1) == Approx(4.0 / std::sqrt(3.0)));
     // the first row of the scaled softmax, as the tutorials give it
     CHECK(t.heads[0].attention(0, 0) == Approx(0.136126).margin(5e-7));
@@ -180,7 +183,12 @@ TEST_CASE("sizes out of range are usage errors", "[attention]") {
         FAIL("no error");
     } catch (const attn::Error& e) {
         CHECK(e.kind() == attn::ErrorKind::usage);
+        CHECK(e.field() == attn::Field::d_k);
+        // the core names the field; the command line names its flag
         CHECK(std::string(e.what()) ==
+              "d_k is 0, expected a whole number from 1 to 4096 (the width of each query and "
+              "key vector)");
+        CHECK(attn::cli::message_of(e) ==
               "--d-k is 0, expected a whole number from 1 to 4096 (the width of each query and "
               "key vector)");
     }
@@ -203,7 +211,7 @@ TEST_CASE("teaching steps: ids, numbers and labels in order", "[attention][steps
     CHECK(numbers == std::vector<std::string>{"1", "2", "3a", "3b", "3c", "4a", "4b", "4c", "5",
                                               "6", "7", "8"});
     const auto& scores = steps[8];
-    CHECK(scores.formula == "S = Q · Kᵀ");
+    CHECK(attn::notation::formula(scores.formula, attn::notation::Style::unicode) == "S = Q · Kᵀ");
     CHECK(scores.operands == std::vector<attn::Shape>{{3, 3}, {3, 3}});
     CHECK(scores.shape == attn::Shape{3, 3});
     CHECK(scores.matrix == &t.heads[0].scores);

@@ -5,6 +5,7 @@
 #include "attn/core/error.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/render/render.hpp"
+#include "plan.hpp"
 
 namespace fs = std::filesystem;
 

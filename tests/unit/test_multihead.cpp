@@ -10,6 +10,8 @@
 #include "attn/core/ops.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/render/render.hpp"
+#include "notation.hpp"
+#include "plan.hpp"
 
 using attn::Matrix;
 
@@ -126,15 +128,17 @@ TEST_CASE("multi-head steps: shared, per head, then concatenation and W_O", "[mu
         if (s.id == "head2.scores") {
             CHECK(s.head == 2);
             CHECK(s.number == "6");
-            CHECK(s.formula == "S_2 = Q_2 · K_2ᵀ");
+            CHECK(attn::notation::formula(s.formula, attn::notation::Style::unicode) ==
+                  "S_2 = Q_2 · K_2ᵀ");
         }
         if (s.id == "W_Q") {
             CHECK(s.col_breaks == std::vector<std::size_t>{2});
             CHECK(s.col_labels[2] == "2.q0");
         }
         if (s.id == "concat") {
-            CHECK(s.formula == "Z = [Z_1 | Z_2]");
-            CHECK(s.joiner == "|");
+            CHECK(attn::notation::formula(s.formula, attn::notation::Style::unicode) ==
+                  "Z = [Z_1 | Z_2]");
+            CHECK(s.joiner == attn::Joiner::concat);
         }
     }
     const std::vector<std::string> head1{
@@ -276,7 +280,7 @@ TEST_CASE("a mask file, and a row with every key masked", "[masks]") {
 TEST_CASE("no-scale: unscaled scores saturate softmax more than scaled ones", "[no-scale]") {
     attn::Config c;
     c.d_k = 64;
-    c.scale = false;
+    c.scale_by = attn::ScaleBy::none;
     const auto t = attn::explain(attn::seeded_input("This is a book about attention", c), c);
     const auto& h = t.heads[0];
     CHECK(h.scaled_scores == h.scores);  // not divided
@@ -290,7 +294,7 @@ TEST_CASE("no-scale: unscaled scores saturate softmax more than scaled ones", "[
         CHECK(h.entropy[r] <= std::log(6.0) + 1e-12);
     }
     CHECK(mean > mean_scaled);
-    c.scale = true;
+    c.scale_by = attn::ScaleBy::d_k;
     const auto scaled = attn::explain(attn::seeded_input("This is a book about attention", c), c);
     CHECK(scaled.heads[0].max_weight.empty());
     // the weights scaling would have given are the ones a scaled run gives

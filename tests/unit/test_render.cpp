@@ -186,7 +186,7 @@ TEST_CASE("json: a complete, exact and parseable dump", "[render][json]") {
     for (const auto& sum : weights.at("row_sums")) {
         CHECK(sum.get<double>() == Approx(1.0));
     }
-    CHECK(steps[9].at("sqrt_d_k").get<double>() == t.heads[0].sqrt_d_k);
+    CHECK(steps[9].at("sqrt_d_k").get<double>() == t.rule.sqrt_width());
     CHECK(j.at("warnings").empty());
     CHECK(attn::render_json(t).find("null") == std::string::npos);
 }

@@ -27,6 +27,12 @@ struct Input {
     Source mask_source;       ///< where a mask came from
 };
 
+/// The configuration and input of a run, ready for explain().
+struct Loaded {
+    Config config;
+    Input input;
+};
+
 /// About how many bytes the matrices of a run take: every intermediate of every head, the
 /// inputs and the weights. Checked against --max-memory before anything large is allocated.
 std::size_t estimate_bytes(const Config& config, std::size_t n_tokens) noexcept;

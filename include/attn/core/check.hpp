@@ -2,11 +2,13 @@
 /// Answer checking: a student's answers against the right values, and the likely mistakes.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "attn/core/input.hpp"
+#include "attn/core/model.hpp"
 #include "attn/core/trace.hpp"
 
 namespace attn {
@@ -17,10 +19,22 @@ struct Answer {
     double value = 0.0;
 };
 
+/// What a worksheet was made from, as its answers file records it.
+struct WorksheetSettings {
+    std::string sentence;
+    std::uint64_t seed = 42;
+    std::size_t d_model = 4;
+    std::size_t d_k = 3;
+    std::size_t d_v = 3;
+    MaskKind mask = MaskKind::none;
+    Arith arith = Arith::exact;
+    TokenizerOptions tokenizer;
+};
+
 /// A student's filled-in answers file (schema attn.answers).
 struct AnswerSheet {
     std::string path;
-    InputSpec worksheet;  ///< what the worksheet was made from: sentence, seed, sizes, rules
+    WorksheetSettings worksheet;                            ///< what the worksheet was made from
     std::vector<std::string> step_ids;                      ///< the answered steps, in file order
     std::vector<std::vector<std::vector<Answer>>> answers;  ///< per step: rows of cells
 };
@@ -33,14 +47,28 @@ struct WrongCell {
     double expected = 0.0;
 };
 
+/// The mistakes attn check recognises, each by recomputing the step with the mistake made.
+enum class Mistake {
+    none,
+    swapped_scores,        ///< K · Qᵀ instead of Q · Kᵀ
+    k_not_transposed,      ///< the scores have the wrong shape: Kᵀ not taken
+    masked_not_infinite,   ///< a masked score written as a number, not −∞
+    not_scaled,            ///< the scaled scores are the scores
+    softmax_of_unscaled,   ///< the weights are the softmax of the unscaled scores
+    softmax_over_columns,  ///< each column sums to 1 instead of each row
+    mask_not_applied,      ///< the weights ignore the mask
+    e_instead_of_3,        ///< by hand, e^x used in place of 3^x
+    columns_of_weights,    ///< Aᵀ · V instead of A · V
+};
+
 /// The verdict on one answered step.
 struct StepVerdict {
     std::string step_id;
-    std::string title;  ///< "6 · Scaled scores S′"
     std::size_t n_cells = 0;
     std::vector<WrongCell> wrong;  ///< wrong or blank cells
-    std::string shape_problem;     ///< set when the answer has the wrong shape
-    std::string diagnosis;         ///< the likely mistake, when one is recognised
+    /// The shape of the answer, when it is not the step's.
+    std::optional<std::pair<std::size_t, std::size_t>> wrong_shape;
+    Mistake mistake = Mistake::none;  ///< the likely mistake, when one is recognised
 };
 
 /// Checks `sheet` against `trace` (made from sheet.worksheet). `tolerance` is absolute.

@@ -3,7 +3,10 @@
 ///
 /// The core never prints and never exits; it throws an Error built by one of the named
 /// factories below, so that every message says what was found, what was expected and,
-/// where it helps, what to do about it.
+/// where it helps, what to do about it. The core knows no command-line flags: an error about
+/// one value the user chose names it by a Field, and the message leaves a place for the
+/// name (`subject`), which the command line fills with the flag (`--d-model`) and everything
+/// else with the plain name (`d_model`).
 
 #include <cstddef>
 #include <stdexcept>
@@ -20,12 +23,57 @@ enum class ErrorKind {
     internal  ///< a broken invariant: a bug in attn (exit 1)
 };
 
-/// The one exception type of attn. `what()` is the whole message, without the `attn: error:`
-/// prefix, which only `main` adds.
+/// The values a user chooses, by which an error names what it is about.
+enum class Field {
+    none,
+    sentence,
+    seed,
+    d_model,
+    n_heads,
+    d_k,
+    d_v,
+    mask,
+    positions,
+    pad_to,
+    arith,
+    scale_by,
+    softmax_over,
+    unknown,
+    tokens,
+    head,
+    layer,
+    precision,
+    width,
+    threads,
+    max_memory,
+    layout,
+    format,
+    color,
+    steps,
+    why,
+    tolerance,
+};
+
+/// The plain name of a field in messages: "d_model", "the number of heads", ...
+std::string_view field_name(Field field) noexcept;
+
+/// The mark in a message where the field's name goes (a character no shown text contains:
+/// user strings reach messages through shown(), which makes control characters visible).
+inline constexpr char subject = '\x1F';
+
+/// The one exception type of attn. `what()` is the whole message with the plain name of its
+/// field, without the `attn: error:` prefix, which only the command line adds.
 class Error : public std::runtime_error {
   public:
-    Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+    Error(ErrorKind kind, const std::string& message)
+        : std::runtime_error(message), kind_(kind), text_(message) {}
+    /// `text` names the field with `subject`, e.g. "\x1F is 0, expected ...".
+    Error(ErrorKind kind, Field field, const std::string& text);
+
     [[nodiscard]] ErrorKind kind() const noexcept { return kind_; }
+    [[nodiscard]] Field field() const noexcept { return field_; }
+    /// The message with `name` for the field: the command line passes the flag.
+    [[nodiscard]] std::string message(std::string_view name) const;
     /// 2 for usage and input errors, 1 for everything else.
     [[nodiscard]] int exit_code() const noexcept {
         return kind_ == ErrorKind::usage || kind_ == ErrorKind::input ? 2 : 1;
@@ -33,13 +81,21 @@ class Error : public std::runtime_error {
 
   private:
     ErrorKind kind_;
+    Field field_ = Field::none;
+    std::string text_;
 };
+
+/// A string that came from outside attn (a token, a file name, a JSON key), made safe to show
+/// in a message or on a terminal: C0 and C1 controls, DEL, bidirectional overrides and other
+/// invisible format characters become visible escapes such as \x1b or \u202e; bytes that are
+/// not UTF-8 become \xNN. Everything else is kept.
+std::string shown(std::string_view text);
 
 namespace errors {
 
-/// `--d-model 0`: "--d-model is 0, expected a whole number from 1 to 4096 (the width of each
-/// token's embedding vector)".
-Error bad_size(std::string_view option, long long found, long long min, long long max,
+/// A size out of range: "d_model is 0, expected a whole number from 1 to 4096 (the width of
+/// each token's embedding vector)".
+Error bad_size(Field field, long long found, long long min, long long max,
                std::string_view meaning);
 /// The sentence has no tokens.
 Error empty_sentence(std::string_view mode);
@@ -50,7 +106,7 @@ Error shape_mismatch(std::string_view what, std::string_view left, std::size_t l
                      std::size_t left_cols, std::string_view right, std::size_t right_rows,
                      std::size_t right_cols);
 /// A value the user chose is not one of the allowed ones.
-Error bad_choice(std::string_view option, std::string_view found, std::string_view allowed);
+Error bad_choice(Field field, std::string_view found, std::string_view allowed);
 /// An output file could not be written.
 Error cannot_write(std::string_view path, std::string_view reason);
 

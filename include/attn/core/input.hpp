@@ -1,7 +1,9 @@
 #pragma once
-/// Putting a run's input together: what the user chose, what the files held (already read by
-/// io), and the defaults, in one pass and one order of precedence.
+/// The inputs of a run as data: embedding tables and model files (read by io), and looking
+/// tokens up in a table. Deciding which input wins (flags, files, defaults) is the run plan's
+/// job (src/cli/plan.hpp).
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,53 +41,23 @@ enum class UnknownTokens {
     random  ///< give it a seeded vector, and say so
 };
 
-/// What the user asked for: files to read and explicit choices. Anything not given comes
-/// from the files, else from the defaults of Config.
-struct InputSpec {
-    std::optional<std::string> sentence;
-    std::optional<std::string> embeddings_path;
-    std::optional<std::string> weights_path;
-    std::optional<std::string> model_path;
-    UnknownTokens unknown = UnknownTokens::error;
-    std::optional<std::uint64_t> seed;
-    std::optional<std::size_t> d_model;
-    std::optional<std::size_t> n_heads;
-    std::optional<std::size_t> d_k;
-    std::optional<std::size_t> d_v;
-    std::optional<MaskKind> mask;  ///< none or causal; a mask file is mask_path
-    std::optional<std::string> mask_path;
-    std::optional<PositionKind> positions;  ///< none or sinusoidal; a table is positions_path
-    std::optional<std::string> positions_path;
-    std::optional<std::size_t> pad_to;
-    bool no_scale = false;
-    Arith arith = Arith::exact;
-    std::size_t max_memory = default_max_memory;  ///< bytes; see check_memory()
-    bool lowercase = false;
-    bool chars = false;
+template <>
+struct EnumNames<UnknownTokens> {
+    static constexpr std::array names{Named<UnknownTokens>{UnknownTokens::error, "error"},
+                                      Named<UnknownTokens>{UnknownTokens::random, "random"}};
 };
 
-/// The files an InputSpec names, as read (by io's read_input_files).
-struct InputFiles {
-    std::optional<ModelFile> model;
-    std::optional<EmbeddingTable> embeddings;  ///< --embeddings
-    std::optional<Weights> weights;            ///< --weights
-    std::optional<Matrix> positions;           ///< --positions FILE
-    std::optional<Mask> mask;                  ///< --mask FILE
+/// The rows of `tokens` in a table.
+struct LookUp {
+    Matrix x;                          ///< (T, d_model); a missing token's row is zero
+    std::vector<std::size_t> missing;  ///< the positions of the tokens not in the table
 };
 
-/// The configuration and input of a run, ready for explain().
-struct Loaded {
-    Config config;
-    Input input;
-};
+/// Looks each token up (with its case folded when the table says so).
+LookUp look_up(const EmbeddingTable& table, const std::vector<std::string>& tokens);
 
-/// Decides the configuration (explicit choices, then the files, then the defaults; sizes
-/// come from the files, and an explicit size that disagrees is an error), tokenizes, looks
-/// the tokens up and seeds what no file gives. Throws attn::Error naming the file and the
-/// sizes on both sides when shapes disagree.
-Loaded assemble_input(const InputSpec& spec, const InputFiles& files);
-
-/// The known spellings closest to `word` (edit distance on characters), at most three.
+/// The known spellings closest to `word` (edit distance on characters, at most a third of
+/// the word's length), at most three, nearest first.
 std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& known);
 
 }  // namespace attn

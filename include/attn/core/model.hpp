@@ -1,12 +1,15 @@
 #pragma once
 /// The configuration of a walk-through and the numbers it starts from: embeddings and weights.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "attn/core/enums.hpp"
+#include "attn/core/limits.hpp"
 #include "attn/core/matrix.hpp"
 #include "attn/core/tokenizer.hpp"
 
@@ -19,9 +22,12 @@ enum class MaskKind {
     file     ///< a boolean matrix from a file (true = may attend)
 };
 
-/// The name of a mask kind as used on the command line and in JSON ("none", "causal",
-/// "file").
-std::string_view to_string(MaskKind kind) noexcept;
+template <>
+struct EnumNames<MaskKind> {
+    static constexpr std::array names{Named<MaskKind>{MaskKind::none, "none"},
+                                      Named<MaskKind>{MaskKind::causal, "causal"},
+                                      Named<MaskKind>{MaskKind::file, "file"}};
+};
 
 /// How the numbers are computed: exactly, or with the by-hand rules of the pencil-and-paper
 /// exercises.
@@ -30,11 +36,43 @@ enum class Arith {
     hand    ///< small integers, ⌊S / r⌋ with r = round(√d_k) (⌊x/2⌋ for d_k = 3), and 3^x
 };
 
-/// "exact", "hand".
-std::string_view to_string(Arith arith) noexcept;
+template <>
+struct EnumNames<Arith> {
+    static constexpr std::array names{Named<Arith>{Arith::exact, "exact"},
+                                      Named<Arith>{Arith::hand, "hand"}};
+};
 
-/// The divisor of the by-hand scaling: √d_k rounded to a whole number (2 for d_k = 3 or 4).
-double hand_divisor(std::size_t d_k) noexcept;
+/// What the scores are divided by before softmax.
+enum class ScaleBy {
+    d_k,      ///< √d_k, as in "Attention Is All You Need"
+    d_model,  ///< √d_model: a tutorial's mistake, shown on purpose
+    none      ///< nothing: the --no-scale lesson on saturation
+};
+
+template <>
+struct EnumNames<ScaleBy> {
+    static constexpr std::array names{Named<ScaleBy>{ScaleBy::d_k, "d_k"},
+                                      Named<ScaleBy>{ScaleBy::d_model, "d_model"},
+                                      Named<ScaleBy>{ScaleBy::none, "none"}};
+};
+
+/// Over which cells softmax normalises the (masked, scaled) scores.
+enum class SoftmaxOver {
+    rows,     ///< each row: one query's weights over the keys (the right one)
+    columns,  ///< each column: a mistake, shown on purpose
+    all       ///< the whole matrix at once: a tutorial's mistake, shown on purpose
+};
+
+template <>
+struct EnumNames<SoftmaxOver> {
+    static constexpr std::array names{Named<SoftmaxOver>{SoftmaxOver::rows, "rows"},
+                                      Named<SoftmaxOver>{SoftmaxOver::columns, "columns"},
+                                      Named<SoftmaxOver>{SoftmaxOver::all, "all"}};
+};
+
+/// The divisor of the by-hand scaling: a square root rounded to a whole number (2 for d_k = 3
+/// or 4), at least 1.
+double hand_divisor(std::size_t width) noexcept;
 
 /// What is added to the embeddings to tell positions apart.
 enum class PositionKind {
@@ -43,17 +81,16 @@ enum class PositionKind {
     file         ///< a table from a file
 };
 
-/// "none", "sinusoidal", "file".
-std::string_view to_string(PositionKind kind) noexcept;
+template <>
+struct EnumNames<PositionKind> {
+    static constexpr std::array names{Named<PositionKind>{PositionKind::none, "none"},
+                                      Named<PositionKind>{PositionKind::sinusoidal, "sinusoidal"},
+                                      Named<PositionKind>{PositionKind::file, "file"}};
+};
 
 /// The sinusoidal positional encodings (T, d_model) of Vaswani et al. (2017):
 /// P[pos, 2i] = sin(pos / 10000^(2i/d_model)), P[pos, 2i+1] = cos(pos / 10000^(2i/d_model)).
 Matrix sinusoidal_positions(std::size_t n_tokens, std::size_t d_model);
-
-/// The limits of the sizes a user may ask for (see validate()).
-inline constexpr std::size_t max_width = 4096;
-inline constexpr std::size_t max_tokens = 8192;
-inline constexpr std::size_t max_heads = 64;
 
 /// Everything that decides the numbers of a walk-through.
 struct Config {
@@ -65,15 +102,16 @@ struct Config {
     std::size_t d_v = 3;      ///< width of one head's values and outputs
     MaskKind mask = MaskKind::none;
     PositionKind positions = PositionKind::none;
-    bool scale = true;  ///< divide the scores by √d_k; false for the --no-scale lesson
+    ScaleBy scale_by = ScaleBy::d_k;               ///< what the scores are divided by
+    SoftmaxOver softmax_over = SoftmaxOver::rows;  ///< the cells softmax normalises together
     Arith arith = Arith::exact;
     std::size_t n_pad = 0;  ///< <pad> tokens at the end (--pad-to); no token may attend to them
 };
 
-/// The token that fills a sentence up to --pad-to.
+/// The token that fills a sentence up to a padded length.
 inline constexpr std::string_view pad_token = "<pad>";
 
-/// Throws attn::Error (usage) when a size is out of range.
+/// Throws attn::Error (usage, naming the field) when a size is out of range.
 void validate(const Config& config);
 
 /// The projections of (multi-head) attention, in attn's row layout: Q = X · W_Q + b_Q.

@@ -1,9 +1,12 @@
 #pragma once
 /// The tokenizer: a sentence in, tokens out. UTF-8 safe: a token never splits a character.
 
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "attn/core/enums.hpp"
 
 namespace attn {
 
@@ -11,6 +14,12 @@ namespace attn {
 enum class TokenMode {
     words,  ///< runs of letters and digits, and each punctuation mark or symbol on its own
     chars   ///< one token per character (whitespace dropped)
+};
+
+template <>
+struct EnumNames<TokenMode> {
+    static constexpr std::array names{Named<TokenMode>{TokenMode::words, "words"},
+                                      Named<TokenMode>{TokenMode::chars, "chars"}};
 };
 
 struct TokenizerOptions {
@@ -32,8 +41,5 @@ std::vector<std::string> tokenize(std::string_view sentence, const TokenizerOpti
 /// `text` with ASCII, Latin-1, Greek and Cyrillic capitals folded to lowercase, as
 /// --lowercase and case-insensitive embedding lookup do. `text` must be valid UTF-8.
 std::string fold_case(std::string_view text);
-
-/// The name of a mode as used on the command line and in JSON ("words", "chars").
-std::string_view to_string(TokenMode mode) noexcept;
 
 }  // namespace attn

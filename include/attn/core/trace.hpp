@@ -1,7 +1,9 @@
 #pragma once
 /// The Trace: every intermediate of one walk-through, and the one list of its steps in
-/// teaching order that every renderer walks.
+/// teaching order that every renderer walks. Steps carry numbers, shapes, symbols and
+/// formulas as data; the words that explain them live in render.
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -9,8 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/core/formula.hpp"
 #include "attn/core/matrix.hpp"
 #include "attn/core/model.hpp"
+#include "attn/core/weights_rule.hpp"
 
 namespace attn {
 
@@ -27,26 +31,111 @@ struct Head {
     Matrix k;                      ///< keys (T, d_k) = x · w_k (+ b_k)
     Matrix v;                      ///< values (T, d_v) = x · w_v (+ b_v)
     Matrix scores;                 ///< (T, T) = q · kᵀ
-    double sqrt_d_k = 1.0;         ///< √d_k, the divisor of the scaling step
-    Matrix scaled_scores;          ///< (T, T) = scores / √d_k
+    Matrix scaled_scores;          ///< (T, T) = the trace's rule applied to scores
     Matrix masked_scores;          ///< (T, T), -inf where the mask blocks; empty without a mask
-    Matrix attention;              ///< the attention weights A (T, T) = softmax of each row
+    Matrix attention;              ///< the attention weights A (T, T) = softmax as the rule says
     Matrix output;                 ///< Z (T, d_v) = attention · v
+    double variance_q = 0.0;       ///< of all entries of q
+    double variance_k = 0.0;       ///< of all entries of k
     double variance_scores = 0.0;  ///< of all entries of scores
-    double variance_scaled = 0.0;  ///< of all entries of scaled_scores
+    double variance_scaled = 0.0;  ///< of all finite entries of scaled_scores
     std::vector<std::size_t> empty_rows;  ///< rows with every key masked (zero weights)
     /// With --arith hand: the weights exact arithmetic would give, and the largest difference.
     Matrix exact_attention;
     double hand_difference = 0.0;
-    /// Without scaling (--no-scale), per row: the largest weight and the entropy (in nats) of
-    /// the weights as computed, and of the weights scaling would have given. Empty otherwise.
+    /// Without scaling, per row: the largest weight and the entropy (in nats) of the weights
+    /// as computed, and of the weights scaling by √d_k would have given. Empty otherwise.
     std::vector<double> max_weight, entropy, scaled_max_weight, scaled_entropy;
     std::vector<std::string> q_labels, k_labels, v_labels, z_labels;  ///< "q0".., "k0"..
+};
+
+/// How a renderer should draw a step's values.
+enum class StepKind {
+    tokens,    ///< the token list (no matrix)
+    matrix,    ///< a matrix of numbers
+    mask,      ///< a boolean matrix: 1 = may attend, 0 = blocked
+    attention  ///< attention weights: numbers in [0, 1] with a sum column
+};
+
+/// What a step computes; renderers choose its title and explanation by it.
+enum class StepOp {
+    tokens,
+    embeddings,
+    positions,
+    with_positions,
+    w_q,  ///< the full W_Q (all heads side by side); likewise w_k, w_v
+    w_k,
+    w_v,
+    b_q,  ///< the full biases
+    b_k,
+    b_v,
+    head_w_q,  ///< one head's slice of W_Q; likewise head_w_k, head_w_v
+    head_w_k,
+    head_w_v,
+    q,
+    k,
+    v,
+    scores,
+    scaled_scores,
+    mask,
+    masked_scores,
+    weights,
+    output,  ///< one head's Z = A · V (the output, with one plain head)
+    concat,
+    w_o,
+    b_o,
+    projected_output,  ///< O = Z · W_O (+ b_O)
+};
+
+/// How the operands of a step are joined in its shape line.
+enum class Joiner {
+    product,  ///< (3×5)·(5×3)
+    plus,     ///< (3×5) + (3×5)
+    concat,   ///< (3×3) | (3×3)
+};
+
+/// rows × cols of a matrix.
+struct Shape {
+    std::size_t rows = 0;
+    std::size_t cols = 0;
+    friend bool operator==(const Shape&, const Shape&) = default;
+};
+
+/// One step of the lesson, as every renderer sees it. Points into the Trace it came from.
+struct Step {
+    std::string id;      ///< stable id used by --steps and the JSON dump, e.g. "scores", "head2.Q"
+    std::string number;  ///< its place in the lesson, e.g. "5" or "3a"
+    std::size_t head = 0;  ///< 1-based head of a per-head step; 0 for the others
+    StepOp op = StepOp::tokens;
+    StepKind kind = StepKind::matrix;
+    Symbol symbol;                ///< e.g. S, Q_2
+    Formula formula;              ///< e.g. S = Q · Kᵀ
+    std::vector<Shape> operands;  ///< the shapes that go in, for "(3×3)·(3×3) → (3×3)"
+    Joiner joiner = Joiner::product;
+    Shape shape;                     ///< the shape that comes out, as shown
+    const Matrix* matrix = nullptr;  ///< for matrix and attention steps
+    const Mask* mask = nullptr;      ///< for the mask step
+    std::span<const std::string> row_labels;
+    std::span<const std::string> col_labels;
+    /// Columns where another head's columns begin, for renderers to draw the boundary.
+    std::vector<std::size_t> col_breaks;
+    /// The column layout: the shown cell (r, c) is the matrix's (c, r).
+    bool transposed = false;
+
+    /// The number shown at (r, c).
+    [[nodiscard]] double value(std::size_t r, std::size_t c) const noexcept {
+        return transposed ? (*matrix)(c, r) : (*matrix)(r, c);
+    }
+    /// The mask cell shown at (r, c).
+    [[nodiscard]] bool allowed(std::size_t r, std::size_t c) const noexcept {
+        return transposed ? mask->allowed(c, r) : mask->allowed(r, c);
+    }
 };
 
 /// Every number of one walk-through, named as in the lesson. Shapes use the legend of ops.hpp.
 struct Trace {
     Config config;
+    WeightsRule rule;         ///< how scores became weights (weights_rule(config))
     std::string description;  ///< one line about the lesson; may be empty
     std::string sentence;
     std::vector<std::string> tokens;  ///< T tokens
@@ -84,50 +173,48 @@ struct Trace {
     /// side by side (and k, v); "z0".. for the concatenation; "o0".. for a projected output.
     std::vector<std::string> dim_labels, q_labels, k_labels, v_labels, concat_labels, out_labels;
     std::vector<std::string> bias_label;  ///< the one row label of a bias: "b"
+
+    /// The steps in teaching order (teaching_steps), made once; they point into this Trace.
+    std::vector<Step> steps;
+    /// The same steps in the column layout of the by-hand exercises (tokens are columns);
+    /// empty when there is more than one head or an output projection.
+    std::vector<Step> column_steps;
+
+    Trace() = default;
+    ~Trace() = default;
+    /// Copies and moves remake the steps, which point into the Trace they belong to.
+    Trace(const Trace& other);
+    Trace(Trace&& other) noexcept;
+    Trace& operator=(const Trace& other);
+    Trace& operator=(Trace&& other) noexcept;
+
+    /// Makes `steps` and `column_steps` from the numbers (explain() calls it).
+    void index_steps();
 };
 
-/// How a renderer should draw a step's values.
-enum class StepKind {
-    tokens,    ///< the token list (no matrix)
-    matrix,    ///< a matrix of numbers
-    mask,      ///< a boolean matrix: 1 = may attend, 0 = blocked
-    attention  ///< attention weights: numbers in [0, 1] with a row-sum column
+/// The layout a walk-through is shown in.
+enum class Layout {
+    row,  ///< tokens are rows: Q = X · W_Q, as in PyTorch and most tutorials
+    col   ///< tokens are columns: Q = W_Q · X, as in the by-hand exercises
 };
 
-/// rows × cols of a matrix.
-struct Shape {
-    std::size_t rows = 0;
-    std::size_t cols = 0;
-    friend bool operator==(const Shape&, const Shape&) = default;
+template <>
+struct EnumNames<Layout> {
+    static constexpr std::array names{Named<Layout>{Layout::row, "row"},
+                                      Named<Layout>{Layout::col, "col"}};
 };
 
-/// One step of the lesson, as every renderer sees it. Points into the Trace it came from.
-struct Step {
-    std::string id;      ///< stable id used by --steps and the JSON dump, e.g. "scores", "head2.Q"
-    std::string number;  ///< its place in the lesson, e.g. "5" or "3a"
-    std::string_view title;         ///< e.g. "Scores"
-    std::string symbol;             ///< e.g. "S", "Q_2"
-    std::string formula;            ///< e.g. "S = Q · Kᵀ"
-    std::string_view explanation;   ///< why the step exists, in plain words
-    std::vector<Shape> operands;    ///< the shapes that go in, for "(3×3)·(3×3) → (3×3)"
-    std::string_view joiner = "·";  ///< between the operands' shapes: "·", or "|" to concatenate
-    bool sums_down = false;         ///< attention weights in the column layout: columns sum to 1
-    Shape shape;                    ///< the shape that comes out
-    StepKind kind = StepKind::matrix;
-    const Matrix* matrix = nullptr;  ///< for matrix and attention steps
-    const Mask* mask = nullptr;      ///< for the mask step
-    std::span<const std::string> row_labels;
-    std::span<const std::string> col_labels;
-    std::size_t head = 0;  ///< 1-based head of a per-head step; 0 for the others
-    /// Columns where another head's columns begin, for renderers to draw the boundary.
-    std::vector<std::size_t> col_breaks;
-};
+/// The steps of `trace` in teaching order, as the Trace holds them: mask steps only when a
+/// mask is on, bias steps only with biases. With one plain head the ids are "Q", "scores",
+/// ...; with an output projection each head's steps are "head1.Q", "head1.scores", ...
+/// followed by "concat", "W_O" and "output".
+const std::vector<Step>& teaching_steps(const Trace& trace);
 
-/// The steps of `trace` in teaching order. Mask steps appear only when a mask is on, bias
-/// steps only with biases. With one plain head the ids are "Q", "scores", ...; with an output
-/// projection each head's steps are "head1.Q", "head1.scores", ... followed by "concat",
-/// "W_O" and "output".
-std::vector<Step> teaching_steps(const Trace& trace);
+/// The steps as shown in `layout` (the column layout needs one plain head).
+const std::vector<Step>& steps_in(const Trace& trace, Layout layout);
+
+/// The step of that id, or nullptr.
+const Step* find_step(const Trace& trace, std::string_view id, Layout layout = Layout::row);
 
 /// The bytes of every number the trace holds (its matrices and mask): what --stats compares
 /// the peak memory with.

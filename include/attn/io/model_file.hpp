@@ -22,12 +22,6 @@ Weights read_weights(const std::string& path);
 /// Reads a model file: {"embeddings": {...}, "weights": {...}, "sentence", "mask", ...}.
 ModelFile read_model(const std::string& path);
 
-/// Reads every file `spec` names.
-InputFiles read_input_files(const InputSpec& spec);
-
-/// Reads the files of `spec` and assembles the run's input (assemble_input).
-Loaded load_input(const InputSpec& spec);
-
 /// Reads a JSON dump written by --json and returns the run it records, so that explaining
 /// it again reproduces the same walk-through.
 Loaded read_dump(const std::string& path);

@@ -23,9 +23,9 @@ struct TextStyle {
     int color_depth = 256;           ///< 256 colours, or 24 for 24-bit colour (COLORTERM=truecolor)
     bool explanations = true;        ///< false: headings, formulas and matrices only
     std::vector<std::string> steps;  ///< ids of the steps to show; empty: all
-    std::size_t head = 0;       ///< show this head (1-based) in full, the others in brief; 0: all
-    bool columns = false;       ///< the column layout of the by-hand exercises (tokens are columns)
-    std::size_t max_rows = 24;  ///< more rows than this are elided to the first and last 10
+    std::size_t head = 0;         ///< show this head (1-based) in full, the others in brief; 0: all
+    Layout layout = Layout::row;  ///< col: the column layout of the by-hand exercises
+    std::size_t max_rows = 24;    ///< more rows than this are elided to the first and last 10
 };
 
 /// The header of the walk-through: sentence, sizes, where the numbers came from.
@@ -89,7 +89,8 @@ bool is_whole(double x) noexcept;
 /// arithmetic and the worksheets print the integer examples.
 std::string format_tidy(double value, int precision, bool unicode);
 
-/// Our Unicode glyphs spelled in ASCII: "·" → "*", "ᵀ" → "^T", "√" → "sqrt", "−∞" → "-inf"...
+/// attn's own Unicode glyphs spelled in ASCII: "·" → "*", "ᵀ" → "^T", "√" → "sqrt",
+/// "−∞" → "-inf"... (for attn's prose; formulas have their own ASCII notation).
 std::string to_ascii(std::string_view text);
 
 /// A printable worksheet in Markdown: the given steps filled in, the `blank` steps' cells left

@@ -1,0 +1,324 @@
+// `attn explain`'s options: their declarations, and what they mean for the run plan
+// (to_spec) and for the look of the output (to_style). Every value is checked once, here,
+// against the core's tables: enums by parse_enum, sizes by check_limit.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "attn/core/error.hpp"
+#include "attn/core/limits.hpp"
+#include "cli.hpp"
+
+namespace attn::cli {
+namespace {
+
+std::uint64_t parse_seed(const std::string& text) {
+    std::uint64_t seed = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, seed);
+    if (text.empty() || ec != std::errc() || ptr != end) {
+        throw Error(ErrorKind::usage, Field::seed,
+                    fmt::format("{} is '{}', expected a whole number from 0 to {}", subject,
+                                shown(text), std::numeric_limits<std::uint64_t>::max()));
+    }
+    return seed;
+}
+
+std::optional<std::size_t> size_of(Field field, const std::optional<long long>& value) {
+    if (!value) {
+        return std::nullopt;
+    }
+    check_limit(field, *value);
+    return static_cast<std::size_t>(*value);
+}
+
+// A value of --mask or --positions that is not a keyword: a file, when it looks like one.
+bool looks_like_file(const std::string& value) {
+    struct stat st {};
+    return value.find('/') != std::string::npos || value.ends_with(".json") ||
+           ::stat(value.c_str(), &st) == 0;
+}
+
+std::optional<std::string> non_empty(const std::string& s) {
+    return s.empty() ? std::nullopt : std::optional<std::string>(s);
+}
+
+std::string join_words(const std::vector<std::string>& words) {
+    std::string sentence;
+    for (const auto& w : words) {
+        sentence += (sentence.empty() ? "" : " ") + w;
+    }
+    return sentence;
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+}  // namespace
+
+InputSpec to_spec(const ExplainOptions& o) {
+    InputSpec spec;
+    if (!o.words.empty()) {
+        spec.sentence = join_words(o.words);
+    }
+    if (o.seed) {
+        spec.seed = parse_seed(*o.seed);
+    }
+    spec.d_model = size_of(Field::d_model, o.d_model);
+    spec.n_heads = size_of(Field::n_heads, o.heads);
+    spec.d_k = size_of(Field::d_k, o.d_k);
+    spec.d_v = size_of(Field::d_v, o.d_v);
+    if (o.mask) {
+        const auto kind = parse_enum<MaskKind>(*o.mask);
+        if (kind && kind != MaskKind::file) {
+            spec.mask = kind;
+        } else if (looks_like_file(*o.mask)) {
+            spec.mask_path = *o.mask;
+        } else {
+            throw errors::bad_choice(Field::mask, *o.mask,
+                                     "none, causal, or a mask file (FILE.json)");
+        }
+    }
+    if (o.positions) {
+        const auto kind = parse_enum<PositionKind>(*o.positions);
+        if (kind && kind != PositionKind::file) {
+            spec.positions = kind;
+        } else if (looks_like_file(*o.positions)) {
+            spec.positions_path = *o.positions;
+        } else {
+            throw errors::bad_choice(Field::positions, *o.positions,
+                                     "none, sinusoidal, or a positions file (FILE.json)");
+        }
+    }
+    spec.pad_to = size_of(Field::pad_to, o.pad_to);
+    const auto unknown = parse_enum<UnknownTokens>(o.unknown);
+    if (!unknown) {
+        throw errors::bad_choice(Field::unknown, o.unknown, enum_choices<UnknownTokens>());
+    }
+    spec.unknown = *unknown;
+    const auto arith = parse_enum<Arith>(o.arith);
+    if (!arith) {
+        throw errors::bad_choice(Field::arith, o.arith, enum_choices<Arith>());
+    }
+    spec.arith = *arith;
+    spec.lowercase = o.lowercase;
+    spec.chars = o.chars;
+    spec.scale_by = o.no_scale ? ScaleBy::none : ScaleBy::d_k;
+    spec.max_memory =
+        o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
+    spec.embeddings_path = non_empty(o.embeddings);
+    spec.weights_path = non_empty(o.weights);
+    spec.model_path = non_empty(o.model);
+    return spec;
+}
+
+TextStyle to_style(const ExplainOptions& o, const Io& io) {
+    check_limit(Field::precision, o.precision);
+    if (o.width != 0) {
+        check_limit(Field::width, o.width);
+    }
+    if (!parse_enum<ColorMode>(o.color)) {
+        throw errors::bad_choice(Field::color, o.color, enum_choices<ColorMode>());
+    }
+    const auto layout = parse_enum<Layout>(o.layout);
+    if (!layout) {
+        throw errors::bad_choice(Field::layout, o.layout, enum_choices<Layout>());
+    }
+    TextStyle style;
+    style.precision = o.precision;
+    style.width = text_width(o.width, io);
+    style.unicode = !o.ascii;
+    style.color = use_color(o.color, io);
+    style.color_depth = color_depth(io);
+    style.explanations = !o.quiet_text;
+    style.layout = *layout;
+    return style;
+}
+
+std::size_t parse_bytes(Field field, const std::string& text) {
+    std::size_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+    std::size_t shift = 0;
+    if (ptr != end) {
+        const std::string unit = lower(std::string(ptr, end));
+        shift = unit == "k" || unit == "kb" || unit == "kib"   ? 10
+                : unit == "m" || unit == "mb" || unit == "mib" ? 20
+                : unit == "g" || unit == "gb" || unit == "gib" ? 30
+                                                               : 64;
+    }
+    if (text.empty() || ec != std::errc() || ptr == text.data() || shift == 64 ||
+        value > (std::numeric_limits<std::size_t>::max() >> shift)) {
+        throw Error(ErrorKind::usage, field,
+                    fmt::format("{} is '{}', expected a size such as 4G, 512M or 800K", subject,
+                                shown(text)));
+    }
+    return value << shift;
+}
+
+void configure_explain(CLI::App& app, ExplainOptions& o) {
+    app.add_option("sentence", o.words, "The sentence to explain, in quotes or as several words")
+        ->type_name("SENTENCE");
+    app.add_option("--seed", o.seed,
+                   "Seed for the random embeddings and weights (0 to 2^64 - 1; "
+                   "default 42); the same seed gives the same numbers everywhere")
+        ->type_name("N");
+    app.add_option("--d-model", o.d_model,
+                   "Width of each token's embedding (1 to 4096; default 5, or "
+                   "the width in the files given)")
+        ->type_name("N");
+    app.add_option("--heads", o.heads,
+                   "Attention heads (1 to 64; default 1). More than one splits "
+                   "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
+                   "PyTorch's nn.MultiheadAttention, so d_model must be a multiple of H")
+        ->type_name("H");
+    app.add_option("--d-k", o.d_k, "Width of each query and key vector (1 to 4096; default 3)")
+        ->type_name("N");
+    app.add_option("--d-v", o.d_v,
+                   "Width of each value vector and output row (1 to 4096; default 3)")
+        ->type_name("N");
+    app.add_option("--mask", o.mask,
+                   "none (default): every token sees every token; causal: a token "
+                   "sees only itself and the tokens before it; or a JSON file "
+                   "{\"mask\": [[true, false, ...], ...]} (true = may attend)")
+        ->type_name("none|causal|FILE");
+    app.add_option("--positions", o.positions,
+                   "Add positional encodings to X before Q, K, V: none "
+                   "(default), sinusoidal (the original Transformer's), or a "
+                   "JSON file {\"positions\": [[...], ...]}")
+        ->type_name("none|sinusoidal|FILE");
+    app.add_option("--pad-to", o.pad_to,
+                   "Pad the sentence with <pad> tokens (zero vectors) to N tokens; "
+                   "a padding mask keeps every token from attending to them")
+        ->type_name("N");
+    app.add_flag("--lowercase", o.lowercase,
+                 "Lowercase the sentence first, so 'The' and 'the' are the same token");
+    app.add_flag("--chars", o.chars,
+                 "One token per character instead of words and punctuation (spaces dropped)");
+    app.add_flag("--no-scale", o.no_scale,
+                 "Skip the scaling by √d_k, to see what it is for: the output "
+                 "compares how peaked each row of weights is with and without");
+    app.add_option("--arith", o.arith,
+                   "exact (default), or hand: small whole numbers, ⌊S/2⌋ for "
+                   "S/√3 and 3^x for e^x, so every number can be done with pencil "
+                   "and paper")
+        ->type_name("exact|hand");
+    app.add_option("--embeddings", o.embeddings,
+                   "Read the token vectors from this JSON file "
+                   "(docs/json-format.md); tokens not in it are an error")
+        ->type_name("FILE");
+    app.add_option("--weights", o.weights, "Read W_Q, W_K and W_V from this JSON file")
+        ->type_name("FILE");
+    app.add_option("--model", o.model,
+                   "Read embeddings and weights (and optionally the sentence, "
+                   "mask and tokenizer) from one model file, e.g. "
+                   "data/examples/this-is-book.json")
+        ->type_name("FILE");
+    app.add_option("--unknown", o.unknown,
+                   "Tokens missing from --embeddings/--model: error (default) "
+                   "or random (seed them, and say so)")
+        ->type_name("error|random");
+    app.add_option("--max-memory", o.max_memory,
+                   "Refuse runs whose matrices would need more memory than this (default 4G; "
+                   "K, M, G suffixes)")
+        ->type_name("SIZE");
+    app.add_option("--from", o.from,
+                   "Replay a JSON dump written by --json: the same walk-through, byte for byte "
+                   "(display options only)")
+        ->type_name("FILE");
+    app.add_option("--precision", o.precision, "Digits after the decimal point (0 to 15)")
+        ->capture_default_str();
+    app.add_option("--steps", o.steps,
+                   "Show only these steps: ids or numbers, comma-separated "
+                   "(tokens, embeddings, W_Q, W_K, W_V, Q, K, V, scores, scaled_scores, mask, "
+                   "masked_scores, weights, output)")
+        ->type_name("LIST");
+    app.add_option("--layout", o.layout,
+                   "row (default): tokens are rows, Q = X·W_Q; col: tokens are columns, as in "
+                   "the by-hand exercises (Q = W_Q·X, Kᵀ·Q, softmax down each column): the same "
+                   "numbers transposed; for one plain head")
+        ->type_name("row|col");
+    app.add_flag("--pause", o.pause,
+                 "Wait for Enter between steps, showing which step comes next (q ends the "
+                 "walk-through); only when stdin and stdout are a terminal");
+    app.add_flag("-q,--quiet-text", o.quiet_text,
+                 "Headings, formulas and matrices only, without the explanations");
+    app.add_option("--color", o.color,
+                   "Colour and the attention heatmap: auto (a terminal, unless NO_COLOR is "
+                   "set), always or never")
+        ->type_name("auto|always|never")
+        ->capture_default_str();
+    app.add_option("--width", o.width,
+                   "Columns of text (40 to 1000); wider matrices are split or elided. "
+                   "Default: the terminal's width, else $COLUMNS, else 80")
+        ->type_name("N");
+    app.add_flag("--ascii", o.ascii, "ASCII only: -inf, sqrt, ->, * instead of −∞, √, →, ·");
+    app.add_option("--json", o.json,
+                   "Write every step with full-precision values to FILE as JSON "
+                   "(docs/json-format.md); '-' writes to stdout instead of the walk-through")
+        ->type_name("FILE");
+    app.add_option("--format", o.format,
+                   "text (default); markdown: headings and tables to paste into notes; latex: a "
+                   "document with one bmatrix per step, for slides; none: no walk-through, only "
+                   "the files asked for (--json, --svg, --html), e.g. to time the computation")
+        ->type_name("text|markdown|latex|none");
+    app.add_option("--threads", o.threads,
+                   "Threads for the computation and the JSON dump (1 to 256; default: the "
+                   "cores available); the numbers are the same for any count")
+        ->type_name("N");
+    app.add_flag("--stats", o.stats,
+                 "After the run, print to stderr how long reading, computing and each output "
+                 "took, the bytes of the matrices and the peak memory");
+    app.add_option("--svg", o.svg,
+                   "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
+                   "for slides and papers; '-' writes it to stdout instead of the walk-through")
+        ->type_name("FILE");
+    app.add_option("--html", o.html,
+                   "Write the walk-through as one self-contained HTML page to FILE: heatmaps, "
+                   "hover a token or a number to explore; works offline and prints well; '-' "
+                   "writes it to stdout instead of the walk-through")
+        ->type_name("FILE");
+    app.add_option("--why", o.why,
+                   "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
+                   "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
+                   "Prints the worked arithmetic instead of the whole walk-through")
+        ->type_name("CELL");
+    app.add_option("--head", o.head,
+                   "Show head N's steps in full and the other heads in brief (the JSON always "
+                   "has every head)")
+        ->type_name("N");
+    app.footer(R"(Examples:
+  attn explain "This is book"
+  attn explain The cat sat on the mat --lowercase --mask causal
+  attn explain "Ελληνικά και emoji 🙂" --chars --ascii
+  attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
+  attn explain "This is book" --why 'scores[is,book]' --why 'weights[is,book]'
+  attn explain "This is book" --pause
+  attn explain "This is book" --arith hand --d-model 4 --layout col
+  attn explain "This is book" --d-k 64 --no-scale --steps weights
+  attn explain "This is book" --heads 2 --head 1
+  attn explain The cat sat on the mat --lowercase --positions sinusoidal
+  attn explain "This is book" --pad-to 5 --mask causal
+  attn explain "This is book" --steps scores,weights --quiet-text
+  attn explain "This is book" --json trace.json
+  attn explain "This is book" --svg weights.svg --format markdown > notes.md
+  attn explain "This is book" --mask causal --html report.html
+  attn explain --model data/examples/this-is-book.json
+  attn explain "This is a book" --embeddings my-vectors.json --unknown random
+  attn explain --from trace.json --steps weights
+  attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
+
+Exit status: 0 ok, 2 bad usage or input, 1 anything else (e.g. an output file that cannot be
+written). Docs: README.md and docs/ in the source tree.)");
+}
+
+}  // namespace attn::cli

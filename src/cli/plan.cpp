@@ -1,0 +1,326 @@
+// The run plan: the one order of precedence that puts a run's input together.
+#include "plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "attn/core/error.hpp"
+#include "attn/core/tokenizer.hpp"
+#include "attn/io/model_file.hpp"
+
+namespace attn {
+namespace {
+
+std::string list(const std::vector<std::string>& items, std::string_view last_sep = " and ") {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            out += i + 1 == items.size() ? std::string(last_sep) : ", ";
+        }
+        out += items[i];
+    }
+    return out;
+}
+
+// An explicit --d-model (or --d-k, --d-v) must agree with the size a file decides.
+void check_sizes_agree(std::string_view option, const std::optional<std::size_t>& flag,
+                       std::size_t from_file, const std::string& what_in_file) {
+    if (flag && *flag != from_file) {
+        throw Error(ErrorKind::usage,
+                    fmt::format("{} is {}, but {}; expected {} {} or no {} (the file decides it)",
+                                option, *flag, what_in_file, option, from_file, option));
+    }
+}
+
+// The rows of the sentence's tokens in `table`; a missing token is seeded (--unknown random,
+// recorded in `source`) or an error that lists every missing token with its likeliest
+// spellings.
+Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>& tokens,
+                     UnknownTokens unknown, std::uint64_t seed, Source& source) {
+    LookUp found = look_up(table, tokens);
+    if (found.missing.empty()) {
+        return std::move(found.x);
+    }
+    std::vector<std::string> missing_tokens;
+    for (std::size_t t : found.missing) {
+        if (std::find(missing_tokens.begin(), missing_tokens.end(), tokens[t]) ==
+            missing_tokens.end()) {
+            missing_tokens.push_back(tokens[t]);
+        }
+    }
+    if (unknown == UnknownTokens::random) {
+        const Matrix seeded = seeded_embeddings(tokens, table.vectors.cols(), seed);
+        for (std::size_t t : found.missing) {
+            const auto row = seeded.row(t);
+            std::copy(row.begin(), row.end(), found.x.row(t).begin());
+        }
+        source.seeded_tokens = missing_tokens;
+        return std::move(found.x);
+    }
+    std::string lines;
+    bool case_only = false;
+    for (const auto& token : missing_tokens) {
+        std::vector<std::string> positions;
+        for (std::size_t t : found.missing) {
+            if (tokens[t] == token) {
+                positions.push_back(std::to_string(t));
+            }
+        }
+        const auto near = nearest(token, table.tokens);
+        std::vector<std::string> quoted;
+        quoted.reserve(near.size());
+        for (const auto& n : near) {
+            case_only = case_only || fold_case(n) == fold_case(token);
+            quoted.push_back("'" + shown(n) + "'");
+        }
+        lines += fmt::format("\n  '{}' ({} {}): {}", shown(token),
+                             positions.size() == 1 ? "token" : "tokens", list(positions),
+                             near.empty() ? std::string("no similar token in the file")
+                                          : "did you mean " + list(quoted, " or ") + "?");
+    }
+    const bool one = missing_tokens.size() == 1;
+    throw Error(ErrorKind::input,
+                fmt::format("{}: {} {} of the sentence {} not in the embeddings, expected every "
+                            "token to have a vector:{}\n  hint: add {} to \"vectors\" in {}{}, "
+                            "or use --unknown random to give {} seeded vectors",
+                            shown(table.path), missing_tokens.size(), one ? "token" : "tokens",
+                            one ? "is" : "are", lines, one ? "it" : "them", shown(table.path),
+                            case_only ? ", use --lowercase or \"case_insensitive\": true when "
+                                        "only the case differs"
+                                      : "",
+                            one ? "it a" : "them"));
+}
+
+}  // namespace
+
+Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
+    const std::optional<ModelFile>& model = files.model;
+    std::optional<EmbeddingTable> table;
+    if (files.embeddings) {
+        table = files.embeddings;
+    } else if (model && model->embeddings) {
+        table = model->embeddings;
+    }
+    std::optional<Weights> weights;
+    std::string weights_path;
+    if (files.weights && spec.weights_path) {
+        weights = files.weights;
+        weights_path = *spec.weights_path;
+    } else if (model && model->weights) {
+        weights = model->weights;
+        weights_path = model->path;
+    }
+
+    Loaded out;
+    Config& c = out.config;
+    if (model && model->tokenizer) {
+        c.tokenizer = *model->tokenizer;
+    }
+    c.tokenizer.lowercase = c.tokenizer.lowercase || spec.lowercase;
+    if (spec.chars) {
+        c.tokenizer.mode = TokenMode::chars;
+    }
+    c.mask = spec.mask.value_or(model && model->mask ? *model->mask : MaskKind::none);
+    if (spec.mask_path) {
+        c.mask = MaskKind::file;
+    }
+    c.positions =
+        spec.positions.value_or(model && model->positions ? *model->positions : PositionKind::none);
+    if (spec.positions_path) {
+        c.positions = PositionKind::file;
+    }
+    c.seed = spec.seed.value_or(c.seed);
+    c.scale_by = spec.scale_by;
+    c.softmax_over = spec.softmax_over;
+    c.arith = spec.arith;
+
+    // heads: the weights file's word, else --heads, else 1
+    c.n_heads = spec.n_heads.value_or(1);
+    if (weights && weights->n_heads > 0) {
+        check_sizes_agree("--heads", spec.n_heads, weights->n_heads,
+                          fmt::format("{} says \"heads\": {}", weights_path, weights->n_heads));
+        c.n_heads = weights->n_heads;
+    }
+    if (table) {
+        c.d_model = table->vectors.cols();
+        check_sizes_agree("--d-model", spec.d_model, c.d_model,
+                          fmt::format("the vectors in {} have {} numbers", table->path, c.d_model));
+    }
+    if (weights) {
+        if (table && weights->w_q.rows() != c.d_model) {
+            throw Error(ErrorKind::input,
+                        fmt::format("{}: W_Q has {} rows, expected d_model = {} (the width of "
+                                    "the vectors in {})",
+                                    weights_path, weights->w_q.rows(), c.d_model, table->path));
+        }
+        c.d_model = weights->w_q.rows();
+        check_sizes_agree("--d-model", spec.d_model, c.d_model,
+                          fmt::format("W_Q in {} has {} rows", weights_path, c.d_model));
+        const bool q_splits = weights->w_q.cols() % c.n_heads == 0;
+        const bool v_splits = weights->w_v.cols() % c.n_heads == 0;
+        if (!q_splits || !v_splits) {
+            // name only the matrix that does not split: W_Q (and so W_K), W_V, or both
+            const std::string which =
+                !q_splits && !v_splits ? fmt::format("the {} columns of W_Q and the {} of W_V",
+                                                     weights->w_q.cols(), weights->w_v.cols())
+                : !q_splits            ? fmt::format("the {} columns of W_Q", weights->w_q.cols())
+                                       : fmt::format("the {} columns of W_V", weights->w_v.cols());
+            throw Error(ErrorKind::usage,
+                        fmt::format("--heads {} does not divide {} in {}, expected a number of "
+                                    "heads that splits every weight matrix evenly",
+                                    c.n_heads, which, shown(weights_path)));
+        }
+        c.d_k = weights->w_q.cols() / c.n_heads;
+        c.d_v = weights->w_v.cols() / c.n_heads;
+        check_sizes_agree("--d-k", spec.d_k, c.d_k,
+                          fmt::format("W_Q in {} has {} columns per head", weights_path, c.d_k));
+        check_sizes_agree("--d-v", spec.d_v, c.d_v,
+                          fmt::format("W_V in {} has {} columns per head", weights_path, c.d_v));
+        if (c.n_heads > 1 && weights->w_o.empty()) {
+            throw Error(ErrorKind::input,
+                        fmt::format("{} has no W_O, expected one for {} heads (W_O mixes the "
+                                    "heads' outputs)\n  hint: add \"W_O\" to the weights, or "
+                                    "use one head",
+                                    weights_path, c.n_heads));
+        }
+    } else {
+        if (!table) {
+            // several heads: three columns per head unless told otherwise
+            c.d_model = spec.d_model.value_or(c.n_heads > 1 ? 3 * c.n_heads : c.d_model);
+        }
+        if (c.n_heads > 1 && c.d_model % c.n_heads != 0) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("d_model = {} is not divisible by --heads {}, expected a "
+                                    "multiple of {} (each head gets d_model / heads columns, as "
+                                    "in PyTorch's nn.MultiheadAttention), e.g. --d-model {}",
+                                    c.d_model, c.n_heads, c.n_heads,
+                                    (c.d_model / c.n_heads + 1) * c.n_heads));
+        }
+        const std::size_t per_head = c.n_heads > 1 ? c.d_model / c.n_heads : c.d_k;
+        c.d_k = spec.d_k.value_or(per_head);
+        c.d_v = spec.d_v.value_or(c.n_heads > 1 ? c.d_k : c.d_v);
+    }
+    validate(c);
+
+    std::string sentence;
+    if (spec.sentence) {
+        sentence = *spec.sentence;
+    } else if (model && model->sentence) {
+        sentence = *model->sentence;
+    } else {
+        throw Error(ErrorKind::usage,
+                    model ? fmt::format("no sentence given, and {} has no \"sentence\", expected "
+                                        "a sentence to explain\n  hint: attn explain \"This is "
+                                        "book\" --model {}",
+                                        model->path, model->path)
+                          : std::string("the sentence is empty or missing, expected at least one "
+                                        "word to explain\n  hint: attn explain \"This is book\""));
+    }
+
+    // padding: count the sentence's own tokens first
+    const std::size_t n_real = tokenize(sentence, c.tokenizer).size();
+    const auto pad_to = spec.pad_to ? spec.pad_to : (model ? model->pad_to : std::nullopt);
+    if (pad_to) {
+        if (*pad_to < n_real) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("--pad-to is {}, but the sentence has {} tokens; expected at "
+                                    "least {} (padding only adds tokens)",
+                                    *pad_to, n_real, n_real));
+        }
+        c.n_pad = *pad_to - n_real;
+    }
+
+    check_memory(c, n_real + c.n_pad, spec.max_memory);  // before anything large is allocated
+
+    Input& in = out.input;
+    // tokens, and seeded numbers for what no file gives
+    in = seeded_input(sentence, c, SeedParts{.embeddings = !table, .weights = !weights});
+    if (model && model->description) {
+        in.description = *model->description;
+    }
+    if (table) {
+        in.embeddings_source.kind = Source::Kind::file;
+        in.embeddings_source.path = table->path;
+        const std::vector<std::string> real(in.tokens.begin(),
+                                            in.tokens.end() - static_cast<std::ptrdiff_t>(c.n_pad));
+        const Matrix found =
+            embeddings_of(*table, real, spec.unknown, c.seed, in.embeddings_source);
+        in.x = Matrix(in.tokens.size(), c.d_model);  // <pad> rows stay zero
+        std::copy(found.data().begin(), found.data().end(), in.x.data().begin());
+    }
+    if (files.positions && spec.positions_path) {
+        const Matrix& table_p = *files.positions;
+        if (table_p.rows() < in.tokens.size() || table_p.cols() != c.d_model) {
+            throw Error(ErrorKind::input,
+                        fmt::format("{}: the positions are {}×{}, expected at least {} rows (one "
+                                    "per token) of d_model = {} numbers",
+                                    *spec.positions_path, table_p.rows(), table_p.cols(),
+                                    in.tokens.size(), c.d_model));
+        }
+        in.positions = Matrix(in.tokens.size(), c.d_model);
+        std::copy_n(table_p.data().begin(), in.positions.size(), in.positions.data().begin());
+        in.positions_source.kind = Source::Kind::file;
+        in.positions_source.path = *spec.positions_path;
+    }
+    if (files.mask && spec.mask_path) {
+        in.mask = files.mask;
+        if (in.mask->rows() != in.tokens.size()) {
+            throw Error(
+                ErrorKind::input,
+                fmt::format("{}: the mask is {}×{}, expected {}×{} (one row and one "
+                            "column per token{})",
+                            *spec.mask_path, in.mask->rows(), in.mask->cols(), in.tokens.size(),
+                            in.tokens.size(), c.n_pad > 0 ? ", <pad> included" : ""));
+        }
+        in.mask_source.kind = Source::Kind::file;
+        in.mask_source.path = *spec.mask_path;
+    }
+    if (weights) {
+        in.weights = *weights;
+        in.weights_source.kind = Source::Kind::file;
+        in.weights_source.path = weights_path;
+        in.weights_source.layout = weights->layout;
+    }
+    return out;
+}
+
+InputFiles read_input_files(const InputSpec& spec) {
+    InputFiles files;
+    if (spec.model_path) {
+        files.model = read_model(*spec.model_path);
+    }
+    if (spec.embeddings_path) {
+        files.embeddings = read_embeddings(*spec.embeddings_path);
+    }
+    if (spec.weights_path) {
+        files.weights = read_weights(*spec.weights_path);
+    }
+    if (spec.positions_path) {
+        files.positions = read_positions(*spec.positions_path);
+    }
+    if (spec.mask_path) {
+        files.mask = read_mask(*spec.mask_path);
+    }
+    return files;
+}
+
+Loaded load_input(const InputSpec& spec) {
+    return assemble_input(spec, read_input_files(spec));
+}
+
+InputSpec spec_of(const WorksheetSettings& w) {
+    InputSpec spec;
+    spec.sentence = w.sentence;
+    spec.seed = w.seed;
+    spec.d_model = w.d_model;
+    spec.d_k = w.d_k;
+    spec.d_v = w.d_v;
+    spec.mask = w.mask;
+    spec.arith = w.arith;
+    spec.lowercase = w.tokenizer.lowercase;
+    spec.chars = w.tokenizer.mode == TokenMode::chars;
+    return spec;
+}
+
+}  // namespace attn

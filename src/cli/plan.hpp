@@ -1,0 +1,66 @@
+#pragma once
+// The run plan: what the user asked for (flags, or a worksheet's settings), the files that
+// names, and the one order of precedence that puts a run's input together: explicit choices,
+// then the files, then the defaults. cli → plan → io (read the files) → core (explain).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "attn/core/attention.hpp"
+#include "attn/core/check.hpp"
+#include "attn/core/input.hpp"
+
+namespace attn {
+
+/// What the user asked for: files to read and explicit choices. Anything not given comes
+/// from the files, else from the defaults of Config.
+struct InputSpec {
+    std::optional<std::string> sentence;
+    std::optional<std::string> embeddings_path;
+    std::optional<std::string> weights_path;
+    std::optional<std::string> model_path;
+    UnknownTokens unknown = UnknownTokens::error;
+    std::optional<std::uint64_t> seed;
+    std::optional<std::size_t> d_model;
+    std::optional<std::size_t> n_heads;
+    std::optional<std::size_t> d_k;
+    std::optional<std::size_t> d_v;
+    std::optional<MaskKind> mask;  ///< none or causal; a mask file is mask_path
+    std::optional<std::string> mask_path;
+    std::optional<PositionKind> positions;  ///< none or sinusoidal; a table is positions_path
+    std::optional<std::string> positions_path;
+    std::optional<std::size_t> pad_to;
+    ScaleBy scale_by = ScaleBy::d_k;
+    SoftmaxOver softmax_over = SoftmaxOver::rows;
+    Arith arith = Arith::exact;
+    std::size_t max_memory = default_max_memory;  ///< bytes; see check_memory()
+    bool lowercase = false;
+    bool chars = false;
+};
+
+/// The files an InputSpec names, as read by io.
+struct InputFiles {
+    std::optional<ModelFile> model;
+    std::optional<EmbeddingTable> embeddings;  ///< --embeddings
+    std::optional<Weights> weights;            ///< --weights
+    std::optional<Matrix> positions;           ///< --positions FILE
+    std::optional<Mask> mask;                  ///< --mask FILE
+};
+
+/// Reads every file `spec` names.
+InputFiles read_input_files(const InputSpec& spec);
+
+/// Decides the configuration (explicit choices, then the files, then the defaults; sizes
+/// come from the files, and an explicit size that disagrees is an error), tokenizes, looks
+/// the tokens up and seeds what no file gives. Throws attn::Error naming the flag or the file
+/// and the sizes on both sides when they disagree.
+Loaded assemble_input(const InputSpec& spec, const InputFiles& files);
+
+/// read_input_files, then assemble_input.
+Loaded load_input(const InputSpec& spec);
+
+/// The spec that remakes a worksheet from its recorded settings.
+InputSpec spec_of(const WorksheetSettings& settings);
+
+}  // namespace attn

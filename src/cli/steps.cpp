@@ -1,0 +1,88 @@
+// --steps: choosing steps by id, number, group or head.
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "attn/core/error.hpp"
+#include "cli.hpp"
+
+namespace attn::cli {
+namespace {
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+std::string trim(const std::string& s) {
+    const auto first = s.find_first_not_of(" \t");
+    if (first == std::string::npos) {
+        return {};
+    }
+    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+}  // namespace
+
+std::vector<std::string> select_steps(const std::string& spec, const std::vector<Step>& steps) {
+    std::string valid;
+    std::size_t n_heads = 0;
+    for (const auto& s : steps) {
+        if (s.head <= 1) {  // list each head's steps once, as head1.*
+            valid += (valid.empty() ? "" : ", ") + s.id;
+        }
+        n_heads = std::max(n_heads, s.head);
+    }
+    if (n_heads > 1) {
+        valid += fmt::format(
+            " (likewise head2.* to head{}.*, or head1 to head{} for all of a "
+            "head's steps)",
+            n_heads, n_heads);
+    }
+    std::vector<std::string> selected;
+    std::size_t pos = 0;
+    while (pos <= spec.size()) {
+        const auto end = std::min(spec.find(',', pos), spec.size());
+        const std::string item = trim(spec.substr(pos, end - pos));
+        pos = end + 1;
+        if (item.empty()) {
+            continue;
+        }
+        bool found = false;
+        for (const auto& s : steps) {
+            // an id (any case), a full number ("3a"), a group number ("3" = 3a, 3b, 3c), or
+            // a head ("head2" = all of head 2's steps)
+            const std::string group = s.number.substr(0, s.number.find_first_not_of("0123456789"));
+            const bool head_match = s.head > 0 && lower(item) == fmt::format("head{}", s.head);
+            if (lower(item) == lower(s.id) || item == s.number || item == group || head_match) {
+                found = true;
+                if (std::find(selected.begin(), selected.end(), s.id) == selected.end()) {
+                    selected.push_back(s.id);
+                }
+            }
+        }
+        if (!found) {
+            const std::string base = lower(std::string(base_id(item)));
+            const bool needs_mask = base == "mask" || base == "masked_scores";
+            throw Error(ErrorKind::usage,
+                        fmt::format("--steps: '{}' is not a step of this run{}, expected one of: "
+                                    "{} (or their numbers, e.g. 5 or 3a)",
+                                    item, needs_mask ? " (it needs --mask causal)" : "", valid));
+        }
+    }
+    if (selected.empty()) {
+        throw Error(ErrorKind::usage, "--steps is empty, expected one or more of: " + valid);
+    }
+    // keep teaching order whatever order they were given in
+    std::vector<std::string> ordered;
+    for (const auto& s : steps) {
+        if (std::find(selected.begin(), selected.end(), s.id) != selected.end()) {
+            ordered.push_back(s.id);
+        }
+    }
+    return ordered;
+}
+
+}  // namespace attn::cli

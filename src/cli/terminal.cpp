@@ -1,0 +1,93 @@
+// The terminal: colour, width, and --pause.
+#include <ostream>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli.hpp"
+
+namespace attn::cli {
+namespace {
+
+std::string trim(const std::string& s) {
+    const auto first = s.find_first_not_of(" \t");
+    if (first == std::string::npos) {
+        return {};
+    }
+    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
+}
+
+}  // namespace
+
+int color_depth(const Io& io) {
+    const auto colorterm = io.getenv("COLORTERM");
+    return colorterm && (*colorterm == "truecolor" || *colorterm == "24bit") ? 24 : 256;
+}
+
+bool use_color(const std::string& flag, const Io& io) {
+    if (flag == "always") {
+        return true;
+    }
+    if (flag == "never") {
+        return false;
+    }
+    const auto no_color = io.getenv("NO_COLOR");
+    if (no_color && !no_color->empty()) {
+        return false;
+    }
+    const auto force = io.getenv("FORCE_COLOR");
+    if (force && !force->empty() && *force != "0") {
+        return true;
+    }
+    const auto term = io.getenv("TERM");
+    return io.stdout_is_terminal && !(term && *term == "dumb");
+}
+
+std::size_t text_width(int flag, const Io& io) {
+    if (flag > 0) {
+        return static_cast<std::size_t>(flag);
+    }
+    if (io.terminal_columns >= 40) {
+        return io.terminal_columns;
+    }
+    if (const auto columns = io.getenv("COLUMNS")) {
+        try {
+            const int n = std::stoi(*columns);
+            if (n >= 40 && n <= 1000) {
+                return static_cast<std::size_t>(n);
+            }
+        } catch (const std::exception&) {
+            // not a number: fall through to the default
+        }
+    }
+    return 80;
+}
+
+void walk_with_pauses(const std::vector<TextPage>& pages, const TextStyle& style, Io& io) {
+    // the header and the first step together, then a pause before each further step
+    std::size_t next = 0;
+    while (next < pages.size()) {
+        io.out << pages[next].text;
+        if (next == 0 && pages.size() > 1) {
+            io.out << pages[1].text;
+            next = 1;
+        }
+        ++next;
+        if (next >= pages.size()) {
+            break;
+        }
+        const std::string prompt =
+            fmt::format("── next: {} · Enter: go on, q: quit ──", pages[next].title);
+        io.out << (style.color ? "\x1b[2m" + prompt + "\x1b[0m"
+                               : (style.unicode ? prompt : to_ascii(prompt)))
+               << std::flush;
+        std::string answer;
+        if (!std::getline(*io.in, answer) || trim(answer) == "q" || trim(answer) == "Q") {
+            io.out << "\n";
+            return;
+        }
+        io.out << "\x1b[1A\x1b[2K";  // erase the prompt line: the walk-through reads on
+    }
+}
+
+}  // namespace attn::cli

@@ -1,0 +1,48 @@
+#pragma once
+// The words of the lesson: each step's title and explanation, chosen by what the step
+// computes (its op) and the run's configuration; the notes that quote a trace's own numbers;
+// the summary of a run and its warnings. Written in Unicode; renderers escape or transliterate.
+
+#include <string>
+#include <vector>
+
+#include "attn/core/trace.hpp"
+
+namespace attn::lesson {
+
+/// The title of a step: "Scores", "Scaled scores", "Causal mask", ...
+std::string title(const Trace& trace, const Step& step);
+
+/// Why the step exists, in plain words.
+std::string explanation(const Trace& trace, const Step& step);
+
+/// "5 · Scores S" (with "Head 2 · " for a head's step), in Unicode.
+std::string heading(const Trace& trace, const Step& step);
+
+/// Sentences for one step that quote its numbers: `before` goes under the explanation,
+/// `after` under the matrix.
+struct Notes {
+    std::vector<std::string> before;
+    std::vector<std::string> after;
+};
+
+/// The notes of `step` of `trace`, numbers printed with `precision` digits.
+Notes notes(const Trace& trace, const Step& step, int precision);
+
+/// One line of the summary of a run: "sentence: ..." and its continuations.
+struct SummaryItem {
+    std::string key;                ///< "sentence", "sizes", "numbers", "lesson"
+    std::string value;              ///< may contain user text: escape it for the format
+    std::vector<std::string> more;  ///< further sentences that belong to it
+};
+
+/// The summary of a run: the lesson, the sentence, the sizes, where the numbers came from.
+std::vector<SummaryItem> summary(const Trace& trace);
+
+/// Warnings about the numbers (rows with every key masked), for stderr and every output.
+std::vector<std::string> warnings(const Trace& trace);
+
+/// A token quoted for prose: 'book'.
+std::string quoted(const std::string& token);
+
+}  // namespace attn::lesson

@@ -1,0 +1,376 @@
+// The renderers' shared toolkit, and the number formats of render.hpp.
+#include "toolkit.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "attn/core/error.hpp"
+#include "attn/core/utf8.hpp"
+#include "attn/render/render.hpp"
+
+namespace attn {
+namespace {
+
+using Glyph = std::pair<std::string_view, std::string_view>;
+
+// `s` with each `from` of `table` replaced by its `to` (first match wins, left to right);
+// every other byte goes through `other`.
+template <typename Other>
+std::string replace_glyphs(std::string_view s, std::span<const Glyph> table, Other other) {
+    std::string out;
+    out.reserve(s.size());
+    std::size_t i = 0;
+    while (i < s.size()) {
+        bool done = false;
+        for (const auto& [from, to] : table) {
+            if (s.substr(i, from.size()) == from) {
+                out += to;
+                i += from.size();
+                done = true;
+                break;
+            }
+        }
+        if (!done) {
+            other(out, s[i++]);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string format_number(double value, int precision, bool unicode) {
+    if (std::isnan(value)) {
+        return "nan";
+    }
+    if (std::isinf(value)) {
+        if (value < 0) {
+            return unicode ? "−∞" : "-inf";
+        }
+        return unicode ? "∞" : "inf";
+    }
+    // past ten million, fixed notation gets too wide to read: 1.2346e+08
+    if (std::abs(value) >= 1e7) {
+        return fmt::format("{:.{}e}", value, precision);
+    }
+    std::string s = fmt::format("{:.{}f}", value, precision);
+    // -0.00004 rounds to "-0.0000": drop the sign of a number that prints as zero
+    if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) {
+        s.erase(0, 1);
+    }
+    return s;
+}
+
+bool is_whole(double x) noexcept {
+    return std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
+}
+
+std::string format_tidy(double value, int precision, bool unicode) {
+    return format_number(value, is_whole(value) ? 0 : precision, unicode);
+}
+
+std::string to_ascii(std::string_view text) {
+    return toolkit::to_ascii(text);
+}
+
+namespace toolkit {
+
+std::string terminal(std::string_view text) {
+    return shown(text);
+}
+
+std::string xml(std::string_view text) {
+    const std::string safe = shown(text);  // XML 1.0 forbids most control characters
+    std::string out;
+    out.reserve(safe.size());
+    for (char ch : safe) {
+        switch (ch) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += ch;
+        }
+    }
+    return out;
+}
+
+std::string html(std::string_view text) {
+    std::string out = xml(text);
+    for (auto at = out.find("\u00A0"); at != std::string::npos; at = out.find("\u00A0")) {
+        out.replace(at, 2, "&nbsp;");
+    }
+    return out;
+}
+
+std::string latex_text(std::string_view text) {
+    static constexpr std::array<Glyph, 26> glyphs{{
+        {"│", "$|$"},        {"Σ", "$\\Sigma$"},  {"−∞", "$-\\infty$"}, {"∞", "$\\infty$"},
+        {"·", "$\\cdot$"},   {"ᵀ", "$^\\top$"},   {"√", "$\\sqrt{}$"},  {"×", "$\\times$"},
+        {"→", "$\\to$"},     {"…", "\\dots{}"},   {"≤", "$\\le$"},      {"≥", "$\\ge$"},
+        {"≈", "$\\approx$"}, {"−", "$-$"},        {"′", "$'$"},         {"ₘ", "$_m$"},
+        {"⌊", "$\\lfloor$"}, {"⌋", "$\\rfloor$"}, {"\u00A0", "~"},      {"—", "---"},
+        {"–", "--"},         {"‘", "`"},          {"’", "'"},           {"“", "``"},
+        {"”", "''"},         {"⋮", "$\\vdots$"},
+    }};
+    return replace_glyphs(shown(text), glyphs, [](std::string& out, char ch) {
+        switch (ch) {
+            case '\\':
+                out += "\\textbackslash{}";
+                break;
+            case '<':
+                out += "\\textless{}";
+                break;
+            case '>':
+                out += "\\textgreater{}";
+                break;
+            case '{':
+                out += "\\{";
+                break;
+            case '}':
+                out += "\\}";
+                break;
+            case '$':
+                out += "\\$";
+                break;
+            case '&':
+                out += "\\&";
+                break;
+            case '#':
+                out += "\\#";
+                break;
+            case '%':
+                out += "\\%";
+                break;
+            case '_':
+                out += "\\_";
+                break;
+            case '^':
+                out += "\\^{}";
+                break;
+            case '~':
+                out += "\\~{}";
+                break;
+            default:
+                out += ch;
+        }
+    });
+}
+
+std::string markdown(std::string_view text) {
+    std::string s = shown(text);
+    for (auto at = s.find("\u00A0"); at != std::string::npos; at = s.find("\u00A0")) {
+        s.replace(at, 2, " ");
+    }
+    std::string out;
+    out.reserve(s.size());
+    for (char ch : s) {
+        // emphasis, code, tables, raw HTML, and links and images (no "[" opens one)
+        if (ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '\\' || ch == '<' ||
+            ch == '[' || ch == ']') {
+            out += '\\';
+        }
+        out += ch;
+    }
+    return out;
+}
+
+std::string to_ascii(std::string_view text) {
+    static constexpr std::array<Glyph, 26> table{{
+        {"⌊", "floor("}, {"⌋", ")"},  {"−∞", "-inf"}, {"∞", "inf"}, {"·", "*"},   {"ᵀ", "^T"},
+        {"√", "sqrt"},   {"×", "x"},  {"→", "->"},    {"←", "<-"},  {"…", "..."}, {"⋮", ":"},
+        {"Σ", "sum "},   {"≤", "<="}, {"≥", ">="},    {"≈", "~"},   {"−", "-"},   {"—", "--"},
+        {"–", "-"},      {"′", "'"},  {"ₘ", "_m"},    {"‘", "'"},   {"’", "'"},   {"“", "\""},
+        {"”", "\""},     {"━", "="},
+    }};
+    std::string out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    while (i < text.size()) {
+        bool replaced = false;
+        if (static_cast<unsigned char>(text[i]) >= 0x80) {
+            for (const auto& [from, to] : table) {
+                if (text.substr(i, from.size()) != from) {
+                    continue;
+                }
+                out += to;
+                i += from.size();
+                replaced = true;
+                if (from == "√") {
+                    // "√d_k" becomes "sqrt(d_k)" and "√3" "sqrt(3)"; "√(x)" stays "sqrt(x)"
+                    std::size_t end = i;
+                    while (end < text.size() &&
+                           (std::isalnum(static_cast<unsigned char>(text[end])) != 0 ||
+                            text[end] == '_' || text[end] == '.')) {
+                        ++end;
+                    }
+                    while (end > i && text[end - 1] == '.') {
+                        --end;  // a full stop after "√d_k" ends the sentence
+                    }
+                    if (end > i) {
+                        out += '(';
+                        out += text.substr(i, end - i);
+                        out += ')';
+                        i = end;
+                    }
+                }
+                break;
+            }
+        }
+        if (!replaced) {
+            out += text[i];
+            ++i;
+        }
+    }
+    return out;
+}
+
+std::size_t width_of(std::string_view text) {
+    return utf8::display_width(text);
+}
+
+std::vector<std::string> wrap(std::string_view text, std::size_t width, std::size_t first,
+                              std::size_t rest) {
+    width = std::max<std::size_t>(width, 20);
+    std::vector<std::string> lines;
+    std::string current;
+    std::size_t current_width = 0;
+    std::size_t room = width > first ? width - first : 1;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const auto end = std::min(text.find(' ', pos), text.size());
+        const std::string_view word = text.substr(pos, end - pos);
+        pos = end + 1;
+        if (word.empty()) {
+            continue;
+        }
+        const auto w = width_of(word);
+        if (!current.empty() && current_width + 1 + w > room) {
+            lines.push_back(std::move(current));
+            current.clear();
+            current_width = 0;
+            room = width > rest ? width - rest : 1;
+        }
+        if (!current.empty()) {
+            current += ' ';
+            ++current_width;
+        }
+        current += word;
+        current_width += w;
+    }
+    if (!current.empty()) {
+        lines.push_back(std::move(current));
+    }
+    return lines;
+}
+
+std::string heading_rule(std::string_view title, std::size_t width, bool unicode) {
+    const std::size_t used = 3 + width_of(title) + 1;
+    const std::size_t fill = width > used ? width - used : 2;
+    return std::string(unicode ? "━━ " : "== ") + std::string(title) + " " +
+           repeat(unicode ? "━" : "=", fill);
+}
+
+std::string repeat(std::string_view s, std::size_t n) {
+    std::string out;
+    out.reserve(s.size() * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out += s;
+    }
+    return out;
+}
+
+std::string pad_left(std::string_view s, std::size_t width) {
+    const auto w = width_of(s);
+    return w >= width ? std::string(s) : std::string(width - w, ' ') + std::string(s);
+}
+
+std::string pad_right(std::string_view s, std::size_t width) {
+    const auto w = width_of(s);
+    return w >= width ? std::string(s) : std::string(s) + std::string(width - w, ' ');
+}
+
+std::string truncate(std::string_view s, std::size_t width, bool unicode) {
+    if (width_of(s) <= width) {
+        return std::string(s);
+    }
+    const std::string_view ellipsis = unicode ? "…" : "~";
+    std::string out;
+    std::size_t used = 0;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto d = utf8::decode(s.substr(i));
+        const std::size_t len = d ? d->length : 1;
+        const std::size_t w =
+            d ? static_cast<std::size_t>(utf8::code_point_width(d->code_point)) : 1;
+        if (used + w + 1 > width) {
+            break;
+        }
+        out.append(s.substr(i, len));
+        used += w;
+        i += len;
+    }
+    return out + std::string(ellipsis);
+}
+
+std::vector<std::optional<std::size_t>> shown_indices(std::size_t n, std::size_t head,
+                                                      std::size_t tail) {
+    std::vector<std::optional<std::size_t>> out;
+    if (n <= head + tail + 1) {
+        for (std::size_t i = 0; i < n; ++i) {
+            out.emplace_back(i);
+        }
+        return out;
+    }
+    for (std::size_t i = 0; i < head; ++i) {
+        out.emplace_back(i);
+    }
+    out.emplace_back(std::nullopt);
+    for (std::size_t i = n - tail; i < n; ++i) {
+        out.emplace_back(i);
+    }
+    return out;
+}
+
+Rgb heat(double weight) {
+    const double t = std::clamp(weight, 0.0, 1.0);
+    const auto mix = [t](int from, int to) {
+        return static_cast<int>(std::lround(from + (to - from) * t));
+    };
+    return {mix(255, 8), mix(255, 48), mix(255, 107)};
+}
+
+bool light_text_on(double weight) {
+    return weight > 0.5;
+}
+
+std::vector<const Step*> visible_steps(const Trace& trace, const std::vector<std::string>& ids,
+                                       Layout layout) {
+    std::vector<const Step*> out;
+    for (const Step& s : steps_in(trace, layout)) {
+        if (ids.empty() || std::find(ids.begin(), ids.end(), s.id) != ids.end()) {
+            out.push_back(&s);
+        }
+    }
+    return out;
+}
+
+}  // namespace toolkit
+}  // namespace attn

@@ -1,0 +1,91 @@
+#pragma once
+// The renderers' shared toolkit: escaping for each format, word wrap, headings, the heatmap
+// palette, elision, and the steps a style shows. One implementation of each, for every format.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/core/trace.hpp"
+
+namespace attn::toolkit {
+
+// ---- Escaping. Every string that did not come from attn itself (a token, a file name, a
+// description) goes through the function of the format it is written in.
+
+/// For a terminal or a plain-text file: control and invisible characters made visible
+/// (attn::shown): no input can move the cursor, clear the screen or set the clipboard.
+std::string terminal(std::string_view text);
+
+/// For XML and HTML text and attribute values: & < > " ' as entities, and the characters
+/// XML 1.0 forbids (C0 controls but tab and newline, and the like) made visible.
+std::string xml(std::string_view text);
+
+/// For HTML text: xml(), with no-break spaces as &nbsp;.
+std::string html(std::string_view text);
+
+/// For LaTeX text mode: its special characters escaped, attn's glyphs set as math, control
+/// characters made visible.
+std::string latex_text(std::string_view text);
+
+/// For Markdown text: characters that would start emphasis, code, links, images, headings,
+/// tables or raw HTML escaped with a backslash, control characters made visible.
+std::string markdown(std::string_view text);
+
+/// attn's own glyphs in ASCII, for --ascii: "·" → "*", "√d_k" → "sqrt(d_k)", "−∞" → "-inf".
+/// Only for attn's own prose: formulas are written by notation::formula, tokens never change.
+std::string to_ascii(std::string_view text);
+
+// ---- Layout
+
+/// The columns `text` takes on a terminal.
+std::size_t width_of(std::string_view text);
+
+/// `text` broken at spaces into lines of at most `width` columns, the first line `first`
+/// columns narrower and the others `rest` columns narrower (for the indents the caller adds).
+/// A word longer than a line gets a line of its own. No-break spaces (U+00A0) hold words
+/// together; they are returned as they are.
+std::vector<std::string> wrap(std::string_view text, std::size_t width, std::size_t first = 0,
+                              std::size_t rest = 0);
+
+/// "━━ title ━━━━━━" across `width` columns ("== title =====" in ASCII).
+std::string heading_rule(std::string_view title, std::size_t width, bool unicode);
+
+/// `s` repeated n times.
+std::string repeat(std::string_view s, std::size_t n);
+
+/// `s` padded with spaces to `width` columns, on the left (numbers) or the right (labels).
+std::string pad_left(std::string_view s, std::size_t width);
+std::string pad_right(std::string_view s, std::size_t width);
+
+/// `s` cut to at most `width` columns, ending with … (~ in ASCII) when cut.
+std::string truncate(std::string_view s, std::size_t width, bool unicode);
+
+/// The indices 0..n-1 to show, with nullopt standing for the elided middle when n is more
+/// than head + tail + 1: the first `head` and the last `tail`.
+std::vector<std::optional<std::size_t>> shown_indices(std::size_t n, std::size_t head,
+                                                      std::size_t tail);
+
+// ---- Colour
+
+struct Rgb {
+    int r = 0;
+    int g = 0;
+    int b = 0;
+};
+
+/// The heatmap's colour for an attention weight: white (0) to deep blue (1).
+Rgb heat(double weight);
+
+/// Whether text on heat(weight) should be light (white) rather than dark.
+bool light_text_on(double weight);
+
+// ---- Steps
+
+/// The steps to show, in teaching order: those of `ids` (all when empty), in `layout`.
+std::vector<const Step*> visible_steps(const Trace& trace, const std::vector<std::string>& ids,
+                                       Layout layout = Layout::row);
+
+}  // namespace attn::toolkit
