@@ -1,5 +1,6 @@
 // The `attn` program: subcommands, --help, --version, and the one place that turns
 // exceptions into "attn: error: ..." and exit codes.
+#include <functional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -90,6 +91,24 @@ std::string message_of(const Error& error) {
     return error.what();
 }
 
+namespace {
+
+// A subcommand: its CLI11 app, and how to run it with its options once they are parsed.
+struct Command {
+    CLI::App* app = nullptr;
+    std::function<int(Io&)> run;
+};
+
+template <typename Options>
+Command command(CLI::App& parent, const char* name, const char* about, Options& options,
+                void (*configure)(CLI::App&, Options&), int (*run)(const Options&, Io&)) {
+    CLI::App* sub = parent.add_subcommand(name, about);
+    configure(*sub, options);
+    return {sub, [&options, run](Io& io) { return run(options, io); }};
+}
+
+}  // namespace
+
 int run(const std::vector<std::string>& args, Io& io) {
     CLI::App app{"attn: self-attention, the heart of the transformer, one step at a time.", "attn"};
     app.require_subcommand(0, 1);
@@ -101,35 +120,37 @@ int run(const std::vector<std::string>& args, Io& io) {
                  "Print the version and the libraries attn was built with");
 
     ExplainOptions explain_options;
-    CLI::App* explain = app.add_subcommand(
-        "explain",
-        "Walk through self-attention for a sentence: tokens, embeddings X, Q = X·W_Q, K, V, "
-        "scores Q·Kᵀ, scaling by √d_k, masking, softmax and the output A·V");
-    configure_explain(*explain, explain_options);
-
     InitOptions init_options;
-    CLI::App* init = app.add_subcommand(
-        "init", "Write a starter model file (embeddings and weights) for a sentence, to edit");
-    configure_init(*init, init_options);
-
     WorksheetOptions worksheet_options;
-    CLI::App* worksheet = app.add_subcommand(
-        "worksheet",
-        "Write a by-hand exercise: a worksheet with blank cells, its answer key and "
-        "an answers template");
-    configure_worksheet(*worksheet, worksheet_options);
-
     ExamplesOptions examples_options;
-    CLI::App* examples = app.add_subcommand(
-        "examples", "List the worked examples that come with attn (use: --model NAME)");
-    configure_examples(*examples, examples_options);
-
     CheckOptions check_options;
-    CLI::App* check = app.add_subcommand(
-        "check",
-        "Check a student's filled-in answers.json, cell by cell, and name the likely "
-        "mistakes");
-    configure_check(*check, check_options);
+    const std::vector<Command> commands{
+        command(app, "explain",
+                "Walk through self-attention for a sentence: tokens, embeddings X, Q = X·W_Q, K, "
+                "V, scores Q·Kᵀ, scaling by √d_k, masking, softmax and the output A·V",
+                explain_options, configure_explain, run_explain),
+        command(app, "init",
+                "Write a starter model file (embeddings and weights) for a sentence, to edit",
+                init_options, configure_init, run_init),
+        command(app, "worksheet",
+                "Write a by-hand exercise: a worksheet with blank cells, its answer key and an "
+                "answers template",
+                worksheet_options, configure_worksheet, run_worksheet),
+        command(app, "examples", "List the worked examples that come with attn (use: --model NAME)",
+                examples_options, configure_examples, run_examples),
+        command(app, "check",
+                "Check a student's filled-in answers.json, cell by cell, and name the likely "
+                "mistakes",
+                check_options, configure_check, run_check),
+    };
+    const auto parsed = [&]() -> const Command* {
+        for (const auto& c : commands) {
+            if (c.app->parsed()) {
+                return &c;
+            }
+        }
+        return nullptr;
+    };
 
     // CLI11 wants argv; args come without the program name
     std::vector<const char*> argv{"attn"};
@@ -162,11 +183,8 @@ int run(const std::vector<std::string>& args, Io& io) {
             io.out << app.help();
             return 0;
         }
-        const std::string where = explain->parsed()     ? "attn explain"
-                                  : init->parsed()      ? "attn init"
-                                  : worksheet->parsed() ? "attn worksheet"
-                                  : check->parsed()     ? "attn check"
-                                                        : "attn";
+        const Command* c = parsed();
+        const std::string where = c != nullptr ? "attn " + c->app->get_name() : "attn";
         io.err << "attn: error: " << e.what() << "\n  hint: run '" << where
                << " --help' for the options\n";
         return 2;
@@ -177,20 +195,8 @@ int run(const std::vector<std::string>& args, Io& io) {
             io.out << version_text();
             return 0;
         }
-        if (explain->parsed()) {
-            return run_explain(explain_options, io);
-        }
-        if (init->parsed()) {
-            return run_init(init_options, io);
-        }
-        if (worksheet->parsed()) {
-            return run_worksheet(worksheet_options, io);
-        }
-        if (check->parsed()) {
-            return run_check(check_options, io);
-        }
-        if (examples->parsed()) {
-            return run_examples(examples_options, io);
+        if (const Command* c = parsed()) {
+            return c->run(io);
         }
         io.out << app.help();
         return 2;

@@ -71,11 +71,7 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
         in.d_model = 4;  // small enough for pencil and paper
     }
     InputSpec spec = to_spec(in);
-    const auto arith = parse_enum<Arith>(o.arith);
-    if (!arith) {
-        throw errors::bad_choice(Field::arith, o.arith, "hand, exact");
-    }
-    spec.arith = *arith;
+    spec.arith = choice<Arith>(Field::arith, o.arith);
     const Loaded loaded = load_input(spec);
     const Trace trace = explain(loaded.input, loaded.config);
     const auto steps = teaching_steps(trace);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "attn/core/error.hpp"
 #include "attn/core/trace.hpp"
 #include "attn/render/render.hpp"
 #include "plan.hpp"
@@ -191,6 +192,17 @@ void walk_with_pauses(const std::vector<TextPage>& pages, const TextStyle& style
 /// The step ids selected by a --steps value such as "scores,weights" or "5,7" or "3".
 /// Throws attn::Error (usage) naming the valid choices for an unknown one.
 std::vector<std::string> select_steps(const std::string& spec, const std::vector<Step>& steps);
+
+/// The value of an enum option: parse_enum<E>(text), or a usage error naming the field and
+/// every spelling.
+template <NamedEnum E>
+E choice(Field field, const std::string& text) {
+    const auto value = parse_enum<E>(text);
+    if (!value) {
+        throw errors::bad_choice(field, text, enum_choices<E>());
+    }
+    return *value;
+}
 
 /// The command-line flag that sets `field` ("--d-model"), or "" when none does.
 std::string_view flag_of(Field field) noexcept;

@@ -63,10 +63,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
         }
     }
     // checked before the work starts: a typo should not cost a long computation first
-    const auto format = parse_enum<OutputFormat>(o.format);
-    if (!format) {
-        throw errors::bad_choice(Field::format, o.format, enum_choices<OutputFormat>());
-    }
+    const auto format = choice<OutputFormat>(Field::format, o.format);
     if (format == OutputFormat::none && !o.why.empty()) {
         throw Error(ErrorKind::usage,
                     "--why prints worked arithmetic and --format none prints nothing, expected "

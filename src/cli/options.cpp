@@ -14,6 +14,7 @@
 #include "attn/core/error.hpp"
 #include "attn/core/limits.hpp"
 #include "cli.hpp"
+#include "words.hpp"
 
 namespace attn::cli {
 namespace {
@@ -45,6 +46,21 @@ bool looks_like_file(const std::string& value) {
            ::stat(value.c_str(), &st) == 0;
 }
 
+// --mask and --positions: a keyword of E (but `file`, which a path stands for) or a file,
+// when the value looks like one.
+template <NamedEnum E>
+void keyword_or_file(Field field, const std::string& value, E file, std::optional<E>& kind,
+                     std::optional<std::string>& path, std::string_view allowed) {
+    const auto keyword = parse_enum<E>(value);
+    if (keyword && keyword != file) {
+        kind = keyword;
+    } else if (looks_like_file(value)) {
+        path = value;
+    } else {
+        throw errors::bad_choice(field, value, allowed);
+    }
+}
+
 std::optional<std::string> non_empty(const std::string& s) {
     return s.empty() ? std::nullopt : std::optional<std::string>(s);
 }
@@ -55,12 +71,6 @@ std::string join_words(const std::vector<std::string>& words) {
         sentence += (sentence.empty() ? "" : " ") + w;
     }
     return sentence;
-}
-
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
 }
 
 }  // namespace
@@ -78,38 +88,16 @@ InputSpec to_spec(const ExplainOptions& o) {
     spec.d_k = size_of(Field::d_k, o.d_k);
     spec.d_v = size_of(Field::d_v, o.d_v);
     if (o.mask) {
-        const auto kind = parse_enum<MaskKind>(*o.mask);
-        if (kind && kind != MaskKind::file) {
-            spec.mask = kind;
-        } else if (looks_like_file(*o.mask)) {
-            spec.mask_path = *o.mask;
-        } else {
-            throw errors::bad_choice(Field::mask, *o.mask,
-                                     "none, causal, or a mask file (FILE.json)");
-        }
+        keyword_or_file(Field::mask, *o.mask, MaskKind::file, spec.mask, spec.mask_path,
+                        "none, causal, or a mask file (FILE.json)");
     }
     if (o.positions) {
-        const auto kind = parse_enum<PositionKind>(*o.positions);
-        if (kind && kind != PositionKind::file) {
-            spec.positions = kind;
-        } else if (looks_like_file(*o.positions)) {
-            spec.positions_path = *o.positions;
-        } else {
-            throw errors::bad_choice(Field::positions, *o.positions,
-                                     "none, sinusoidal, or a positions file (FILE.json)");
-        }
+        keyword_or_file(Field::positions, *o.positions, PositionKind::file, spec.positions,
+                        spec.positions_path, "none, sinusoidal, or a positions file (FILE.json)");
     }
     spec.pad_to = size_of(Field::pad_to, o.pad_to);
-    const auto unknown = parse_enum<UnknownTokens>(o.unknown);
-    if (!unknown) {
-        throw errors::bad_choice(Field::unknown, o.unknown, enum_choices<UnknownTokens>());
-    }
-    spec.unknown = *unknown;
-    const auto arith = parse_enum<Arith>(o.arith);
-    if (!arith) {
-        throw errors::bad_choice(Field::arith, o.arith, enum_choices<Arith>());
-    }
-    spec.arith = *arith;
+    spec.unknown = choice<UnknownTokens>(Field::unknown, o.unknown);
+    spec.arith = choice<Arith>(Field::arith, o.arith);
     spec.lowercase = o.lowercase;
     spec.chars = o.chars;
     spec.scale_by = o.no_scale ? ScaleBy::none : ScaleBy::d_k;
@@ -126,13 +114,7 @@ TextStyle to_style(const ExplainOptions& o, const Io& io) {
     if (o.width != 0) {
         check_limit(Field::width, o.width);
     }
-    if (!parse_enum<ColorMode>(o.color)) {
-        throw errors::bad_choice(Field::color, o.color, enum_choices<ColorMode>());
-    }
-    const auto layout = parse_enum<Layout>(o.layout);
-    if (!layout) {
-        throw errors::bad_choice(Field::layout, o.layout, enum_choices<Layout>());
-    }
+    (void)choice<ColorMode>(Field::color, o.color);
     TextStyle style;
     style.precision = o.precision;
     style.width = text_width(o.width, io);
@@ -140,7 +122,7 @@ TextStyle to_style(const ExplainOptions& o, const Io& io) {
     style.color = use_color(o.color, io);
     style.color_depth = color_depth(io);
     style.explanations = !o.quiet_text;
-    style.layout = *layout;
+    style.layout = choice<Layout>(Field::layout, o.layout);
     return style;
 }
 

@@ -6,26 +6,9 @@
 
 #include "attn/core/error.hpp"
 #include "cli.hpp"
+#include "words.hpp"
 
 namespace attn::cli {
-namespace {
-
-std::string lower(std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
-
-std::string trim(const std::string& s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string::npos) {
-        return {};
-    }
-    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
-}  // namespace
-
 std::vector<std::string> select_steps(const std::string& spec, const std::vector<Step>& steps) {
     std::string valid;
     std::size_t n_heads = 0;

@@ -5,20 +5,9 @@
 #include <fmt/format.h>
 
 #include "cli.hpp"
+#include "words.hpp"
 
 namespace attn::cli {
-namespace {
-
-std::string trim(const std::string& s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string::npos) {
-        return {};
-    }
-    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
-}  // namespace
-
 int color_depth(const Io& io) {
     const auto colorterm = io.getenv("COLORTERM");
     return colorterm && (*colorterm == "truecolor" || *colorterm == "24bit") ? 24 : 256;

@@ -3,56 +3,43 @@
 #include <utility>
 
 namespace attn {
-
 Formula& Formula::sym(Symbol s) {
-    Term t;
-    t.kind = Term::Kind::symbol;
-    t.symbol = std::move(s);
-    terms_.push_back(std::move(t));
+    terms_.push_back(Term{Term::Kind::symbol, std::move(s), {}, Op::equals, Bracket::group});
     return *this;
 }
 
 Formula& Formula::num(std::string text) {
-    terms_.push_back({Term::Kind::number, {}, std::move(text)});
+    terms_.push_back(Term{Term::Kind::number, {}, std::move(text), Op::equals, Bracket::group});
     return *this;
 }
 
 Formula& Formula::op(Op o) {
-    Term t;
-    t.kind = Term::Kind::op;
-    t.op = o;
-    terms_.push_back(std::move(t));
+    terms_.push_back(Term{Term::Kind::op, {}, {}, o, Bracket::group});
     return *this;
 }
 
 Formula& Formula::word(std::string text) {
-    terms_.push_back({Term::Kind::word, {}, std::move(text)});
+    terms_.push_back(Term{Term::Kind::word, {}, std::move(text), Op::equals, Bracket::group});
     return *this;
 }
 
 Formula& Formula::fn(std::string name) {
-    terms_.push_back({Term::Kind::function, {}, std::move(name)});
+    terms_.push_back(Term{Term::Kind::function, {}, std::move(name), Op::equals, Bracket::group});
     return *this;
 }
 
 Formula& Formula::open(Bracket b) {
-    Term t;
-    t.kind = Term::Kind::open;
-    t.bracket = b;
-    terms_.push_back(std::move(t));
+    terms_.push_back(Term{Term::Kind::open, {}, {}, Op::equals, b});
     return *this;
 }
 
 Formula& Formula::close(Bracket b) {
-    Term t;
-    t.kind = Term::Kind::close;
-    t.bracket = b;
-    terms_.push_back(std::move(t));
+    terms_.push_back(Term{Term::Kind::close, {}, {}, Op::equals, b});
     return *this;
 }
 
 Formula& Formula::minus_infinity() {
-    terms_.push_back({Term::Kind::infinity, {}, {}});
+    terms_.push_back(Term{Term::Kind::infinity, {}, {}, Op::equals, Bracket::group});
     return *this;
 }
 

@@ -486,105 +486,43 @@ std::vector<Step> build(const Trace& t, bool columns) {
 
 }  // namespace
 
-Trace::Trace(const Trace& other)
-    : config(other.config),
-      rule(other.rule),
-      description(other.description),
-      sentence(other.sentence),
-      tokens(other.tokens),
-      embeddings_source(other.embeddings_source),
-      weights_source(other.weights_source),
-      positions_source(other.positions_source),
-      mask_source(other.mask_source),
-      x(other.x),
-      positions(other.positions),
-      x_in(other.x_in),
-      w_q(other.w_q),
-      w_k(other.w_k),
-      w_v(other.w_v),
-      b_q(other.b_q),
-      b_k(other.b_k),
-      b_v(other.b_v),
-      mask(other.mask),
-      heads(other.heads),
-      projected(other.projected),
-      concat(other.concat),
-      w_o(other.w_o),
-      b_o(other.b_o),
-      output(other.output),
-      identical_embeddings(other.identical_embeddings),
-      identical_inputs(other.identical_inputs),
-      identical_outputs(other.identical_outputs),
-      dim_labels(other.dim_labels),
-      q_labels(other.q_labels),
-      k_labels(other.k_labels),
-      v_labels(other.v_labels),
-      concat_labels(other.concat_labels),
-      out_labels(other.out_labels),
-      bias_label(other.bias_label) {
+Trace::Trace(const Trace& other) : TraceNumbers(other) {
     if (!other.steps.empty()) {
         index_steps();
     }
 }
 
+Trace::Trace(Trace&& other) noexcept : TraceNumbers(std::move(other)) {
+    if (!other.steps.empty()) {
+        index_steps();  // cannot fail for numbers that were indexed before, but for memory
+        other.steps.clear();
+        other.column_steps.clear();
+    }
+}
+
 Trace& Trace::operator=(const Trace& other) {
     if (this != &other) {
-        Trace copy(other);
-        *this = std::move(copy);
+        TraceNumbers::operator=(other);
+        steps.clear();
+        column_steps.clear();
+        if (!other.steps.empty()) {
+            index_steps();
+        }
     }
     return *this;
 }
 
-Trace::Trace(Trace&& other) noexcept {
-    *this = std::move(other);
-}
-
 Trace& Trace::operator=(Trace&& other) noexcept {
-    if (this == &other) {
-        return *this;
-    }
-    const bool indexed = !other.steps.empty();
-    config = other.config;
-    rule = other.rule;
-    description = std::move(other.description);
-    sentence = std::move(other.sentence);
-    tokens = std::move(other.tokens);
-    embeddings_source = std::move(other.embeddings_source);
-    weights_source = std::move(other.weights_source);
-    positions_source = std::move(other.positions_source);
-    mask_source = std::move(other.mask_source);
-    x = std::move(other.x);
-    positions = std::move(other.positions);
-    x_in = std::move(other.x_in);
-    w_q = std::move(other.w_q);
-    w_k = std::move(other.w_k);
-    w_v = std::move(other.w_v);
-    b_q = std::move(other.b_q);
-    b_k = std::move(other.b_k);
-    b_v = std::move(other.b_v);
-    mask = std::move(other.mask);
-    heads = std::move(other.heads);
-    projected = other.projected;
-    concat = std::move(other.concat);
-    w_o = std::move(other.w_o);
-    b_o = std::move(other.b_o);
-    output = std::move(other.output);
-    identical_embeddings = std::move(other.identical_embeddings);
-    identical_inputs = std::move(other.identical_inputs);
-    identical_outputs = std::move(other.identical_outputs);
-    dim_labels = std::move(other.dim_labels);
-    q_labels = std::move(other.q_labels);
-    k_labels = std::move(other.k_labels);
-    v_labels = std::move(other.v_labels);
-    concat_labels = std::move(other.concat_labels);
-    out_labels = std::move(other.out_labels);
-    bias_label = std::move(other.bias_label);
-    other.steps.clear();
-    other.column_steps.clear();
-    steps.clear();
-    column_steps.clear();
-    if (indexed) {
-        index_steps();  // cannot throw for a trace that was indexed before, bar bad_alloc
+    if (this != &other) {
+        const bool indexed = !other.steps.empty();
+        TraceNumbers::operator=(std::move(other));
+        other.steps.clear();
+        other.column_steps.clear();
+        steps.clear();
+        column_steps.clear();
+        if (indexed) {
+            index_steps();
+        }
     }
     return *this;
 }

@@ -133,7 +133,7 @@ struct Step {
 };
 
 /// Every number of one walk-through, named as in the lesson. Shapes use the legend of ops.hpp.
-struct Trace {
+struct TraceNumbers {
     Config config;
     WeightsRule rule;         ///< how scores became weights (weights_rule(config))
     std::string description;  ///< one line about the lesson; may be empty
@@ -173,7 +173,10 @@ struct Trace {
     /// side by side (and k, v); "z0".. for the concatenation; "o0".. for a projected output.
     std::vector<std::string> dim_labels, q_labels, k_labels, v_labels, concat_labels, out_labels;
     std::vector<std::string> bias_label;  ///< the one row label of a bias: "b"
+};
 
+/// A walk-through: its numbers and its steps, which point into them.
+struct Trace : TraceNumbers {
     /// The steps in teaching order (teaching_steps), made once; they point into this Trace.
     std::vector<Step> steps;
     /// The same steps in the column layout of the by-hand exercises (tokens are columns);
