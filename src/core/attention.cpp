@@ -10,6 +10,8 @@
 #include <limits>
 #include <numeric>
 
+#include <fmt/format.h>
+
 #include "attn/core/error.hpp"
 #include "attn/core/ops.hpp"
 #include "attn/core/parallel.hpp"
@@ -305,15 +307,13 @@ void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) 
                    ? std::to_string(static_cast<long long>(std::ceil(x / 1048576.0))) + "M"
                    : std::to_string(static_cast<long long>(std::ceil(x / 1073741824.0))) + "G";
     };
-    throw Error(ErrorKind::usage,
-                "this run needs about " + human_bytes(need) + " for its matrices (" +
-                    std::to_string(n_tokens) + (n_tokens == 1 ? " token" : " tokens") +
-                    ", d_model " + std::to_string(c.d_model) + ", " + std::to_string(c.n_heads) +
-                    (c.n_heads == 1 ? " head" : " heads") + "), more than --max-memory " +
-                    human_bytes(max_bytes) +
-                    "\n  hint: use a shorter sentence, a smaller --d-model or fewer --heads, or "
-                    "raise the limit (--max-memory " +
-                    enough(need) + ")");
+    throw Error(ErrorKind::usage, Field::max_memory,
+                fmt::format("this run needs about {} for its matrices ({} {}, d_model {}, {} {}), "
+                            "more than {} {}\n  hint: use a shorter sentence, a smaller d_model "
+                            "or fewer heads, or raise the limit ({} {})",
+                            human_bytes(need), n_tokens, n_tokens == 1 ? "token" : "tokens",
+                            c.d_model, c.n_heads, c.n_heads == 1 ? "head" : "heads", subject,
+                            human_bytes(max_bytes), subject, enough(need)));
 }
 
 Input seeded_input(std::string_view sentence, const Config& config) {

@@ -270,7 +270,8 @@ TEST_CASE("the memory estimate counts every matrix, and the limit refuses before
         FAIL("expected an error");
     } catch (const attn::Error& e) {
         CHECK(e.kind() == attn::ErrorKind::usage);
-        CHECK_THAT(e.what(), Catch::Contains("needs about 2112 bytes") &&
-                                 Catch::Contains("more than --max-memory 2111 bytes"));
+        CHECK_THAT(attn::cli::message_of(e),
+                   Catch::Contains("needs about 2112 bytes") &&
+                       Catch::Contains("more than --max-memory 2111 bytes"));
     }
 }
