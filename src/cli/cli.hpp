@@ -75,7 +75,9 @@ struct ExplainOptions {
     std::optional<long long> pad_to;
     bool lowercase = false;
     bool chars = false;
-    bool no_scale = false;        ///< skip the scaling by √d_k, for the lesson on saturation
+    bool no_scale = false;        ///< skip the scaling by √d_k: --scale-by none
+    std::optional<std::string> scale_by;  ///< d_k (right), d_model or none (mistakes shown)
+    std::string softmax_over = "rows";    ///< rows (right), columns or all (mistakes shown)
     std::string arith = "exact";  ///< exact or hand
     std::string embeddings;       ///< an embeddings file
     std::string weights;          ///< a weights file

@@ -30,6 +30,8 @@ std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
         {o.lowercase, "--lowercase"},
         {o.chars, "--chars"},
         {o.no_scale, "--no-scale"},
+        {o.scale_by.has_value(), "--scale-by"},
+        {o.softmax_over != "rows", "--softmax-over"},
         {o.arith != "exact", "--arith"},
         {!o.embeddings.empty(), "--embeddings"},
         {!o.weights.empty(), "--weights"},

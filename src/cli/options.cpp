@@ -100,7 +100,17 @@ InputSpec to_spec(const ExplainOptions& o) {
     spec.arith = choice<Arith>(Field::arith, o.arith);
     spec.lowercase = o.lowercase;
     spec.chars = o.chars;
-    spec.scale_by = o.no_scale ? ScaleBy::none : ScaleBy::d_k;
+    spec.scale_by = o.scale_by ? choice<ScaleBy>(Field::scale_by, *o.scale_by) : ScaleBy::d_k;
+    if (o.no_scale) {
+        if (o.scale_by && spec.scale_by != ScaleBy::none) {
+            throw Error(ErrorKind::usage, Field::scale_by,
+                        fmt::format("--no-scale and {} {} disagree, expected one of them "
+                                    "(--no-scale is {} none)",
+                                    subject, shown(*o.scale_by), subject));
+        }
+        spec.scale_by = ScaleBy::none;
+    }
+    spec.softmax_over = choice<SoftmaxOver>(Field::softmax_over, o.softmax_over);
     spec.max_memory =
         o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
     spec.embeddings_path = non_empty(o.embeddings);
@@ -186,9 +196,19 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                  "Lowercase the sentence first, so 'The' and 'the' are the same token");
     app.add_flag("--chars", o.chars,
                  "One token per character instead of words and punctuation (spaces dropped)");
+    app.add_option("--scale-by", o.scale_by,
+                   "What the scores are divided by: d_k (default, √d_k as in \"Attention Is All "
+                   "You Need\"); d_model (√d_model, a tutorial's mistake) or none (no scaling, "
+                   "to see what it is for), each shown beside the right weights")
+        ->type_name("d_k|d_model|none");
     app.add_flag("--no-scale", o.no_scale,
-                 "Skip the scaling by √d_k, to see what it is for: the output "
-                 "compares how peaked each row of weights is with and without");
+                 "Skip the scaling by √d_k (--scale-by none): the output compares how peaked "
+                 "each row of weights is with and without");
+    app.add_option("--softmax-over", o.softmax_over,
+                   "Which scores softmax normalises together: rows (default: each query's), or, "
+                   "to show the mistake, columns or all (the whole matrix, as two tutorials "
+                   "do), beside the right weights")
+        ->type_name("rows|columns|all");
     app.add_option("--arith", o.arith,
                    "exact (default), or hand: small whole numbers, ⌊S/2⌋ for "
                    "S/√3 and 3^x for e^x, so every number can be done with pencil "

@@ -61,6 +61,20 @@ std::vector<std::vector<std::size_t>> identical_rows(const Matrix& m) {
     return groups;
 }
 
+// The length of each row: |q_i| for the queries, |k_j| for the keys.
+std::vector<double> row_norms(const Matrix& m) {
+    std::vector<double> out;
+    out.reserve(m.rows());
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        double ss = 0.0;
+        for (double x : m.row(r)) {
+            ss += x * x;
+        }
+        out.push_back(std::sqrt(ss));
+    }
+    return out;
+}
+
 double largest_magnitude(const Matrix& m) {
     double largest = 0.0;
     for (double x : m.data()) {
@@ -233,12 +247,18 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
         }
     }
 
+    head.q_norms = row_norms(head.q);
+    head.k_norms = row_norms(head.k);
+    head.row_sums = row_sums(head.attention);
+    head.col_sums = row_sums(transpose(head.attention));
+    if (!t.rule.is_right()) {
+        // a mistake shown on purpose: the right weights beside the ones asked for
+        head.correct_attention =
+            attention_weights(head.scores, mask, t.rule.right(config.d_k)).weights;
+    }
     if (!t.rule.scales()) {
         // the --no-scale lesson: how peaked each row is, and how peaked scaling keeps it
-        WeightsRule scaled_rule = t.rule;
-        scaled_rule.scale_by = ScaleBy::d_k;
-        scaled_rule.scale_width = config.d_k;
-        const Matrix would_be = attention_weights(head.scores, mask, scaled_rule).weights;
+        const Matrix& would_be = head.correct_attention;
         const auto stats = [](const Matrix& a, std::vector<double>& max, std::vector<double>& ent) {
             for (std::size_t r = 0; r < a.rows(); ++r) {
                 double m = 0.0;
@@ -257,6 +277,13 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
 
     // output (T, d_v) = attention (T, T) · v (T, d_v)
     head.output = matmul(head.attention, head.v);
+    if (!head.correct_attention.empty()) {
+        const Matrix right = matmul(head.correct_attention, head.v);
+        for (std::size_t i = 0; i < right.size(); ++i) {
+            head.correct_output_difference = std::max(
+                head.correct_output_difference, std::abs(right.data()[i] - head.output.data()[i]));
+        }
+    }
     check_finite(head.output, name + "Z", t.tokens, head.z_labels, input);
     return head;
 }

@@ -398,10 +398,26 @@ std::vector<Step> build(const Trace& t, bool columns) {
                 f.fn("softmax").open(Bracket::call).sym(logits).close(Bracket::call);
                 f.op(Op::comma).word(along);
             }
-            Step& a = list.matrix(p + "weights", num(n++), StepOp::weights, sym("A", "", hs), f,
+            const std::string number = num(n++);
+            Step& a = list.matrix(p + "weights", number, StepOp::weights, sym("A", "", hs), f,
                                   {shape_of(masked ? head.masked_scores : head.scaled_scores)},
                                   head.attention, tokens, tokens);
             a.kind = StepKind::attention;
+            if (!head.correct_attention.empty()) {
+                // the right weights, for comparison: scaled by √d_k, softmax over each row
+                Formula right;
+                right.sym(sym("A", "right", hs)).op(Op::equals).fn("softmax").open(Bracket::call);
+                if (masked) {
+                    right.word("masked");
+                }
+                right.sym(s_sym).op(Op::divide).then(sqrt_of(d("k"))).close(Bracket::call);
+                right.op(Op::comma).word(columns ? "column by column" : "row by row");
+                Step& right_step =
+                    list.matrix(p + "correct_weights", number + "′", StepOp::correct_weights,
+                                sym("A", "right", hs), right, {shape_of(head.scores)},
+                                head.correct_attention, tokens, tokens);
+                right_step.kind = StepKind::attention;
+            }
         }
         {
             Formula f;
@@ -568,7 +584,8 @@ std::size_t trace_bytes(const Trace& t) noexcept {
     for (const auto& h : t.heads) {
         total += bytes(h.w_q) + bytes(h.w_k) + bytes(h.w_v) + bytes(h.q) + bytes(h.k) + bytes(h.v) +
                  bytes(h.scores) + bytes(h.scaled_scores) + bytes(h.masked_scores) +
-                 bytes(h.attention) + bytes(h.output) + bytes(h.exact_attention);
+                 bytes(h.attention) + bytes(h.output) + bytes(h.exact_attention) +
+                 bytes(h.correct_attention);
     }
     return total;
 }

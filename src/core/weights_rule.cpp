@@ -42,6 +42,14 @@ WeightsRule WeightsRule::exact() const noexcept {
     return r;
 }
 
+WeightsRule WeightsRule::right(std::size_t d_k) const noexcept {
+    WeightsRule r = *this;
+    r.scale_by = ScaleBy::d_k;
+    r.scale_width = d_k;
+    r.over = SoftmaxOver::rows;
+    return r;
+}
+
 WeightsRule weights_rule(const Config& config) noexcept {
     WeightsRule r;
     r.scale_by = config.scale_by;

@@ -404,6 +404,10 @@ void render_json(const Trace& t, const Sink& sink) {
     j.string(to_string(c.arith));
     j.key(",\n    ", "scale");
     j.raw(t.rule.scales() ? "true" : "false");
+    j.key(",\n    ", "scale_by");
+    j.string(to_string(c.scale_by));
+    j.key(",\n    ", "softmax_over");
+    j.string(to_string(c.softmax_over));
     j.key(",\n    ", "positions");
     j.string(to_string(c.positions));
     j.key(",\n    ", "n_pad");

@@ -45,4 +45,16 @@ std::vector<std::string> warnings(const Trace& trace);
 /// A token quoted for prose: 'book'.
 std::string quoted(const std::string& token);
 
+// Helpers for the prose of lesson.cpp, explanations.cpp and narrative.cpp.
+
+/// "0, 4 and 9"; a long list is cut: "0, 229, 245, 261, 551, … (14 in all)".
+std::string join_indices(const std::vector<std::size_t>& indices);
+/// "a, b and c"; past six items: "a, b, c, d, e and 12 more".
+std::string join_list(const std::vector<std::string>& items);
+/// Whether every token of `group` has the same text.
+bool same_text(const Trace& trace, const std::vector<std::size_t>& group);
+/// Whether `groups` has `group`.
+bool contains(const std::vector<std::vector<std::size_t>>& groups,
+              const std::vector<std::size_t>& group);
+
 }  // namespace attn::lesson

@@ -14,81 +14,6 @@
 namespace attn::lesson {
 namespace {
 
-// "0, 4 and 9"; a long list is cut: "0, 229, 245, 261, 551, ... (14 in all)"
-std::string join_indices(const std::vector<std::size_t>& indices) {
-    constexpr std::size_t shown = 5;
-    if (indices.size() > shown + 1) {
-        std::string out;
-        for (std::size_t i = 0; i < shown; ++i) {
-            out += std::to_string(indices[i]) + ", ";
-        }
-        return out + fmt::format("… ({} in all)", indices.size());
-    }
-    std::string out;
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-        if (i > 0) {
-            out += i + 1 == indices.size() ? " and " : ", ";
-        }
-        out += std::to_string(indices[i]);
-    }
-    return out;
-}
-
-bool same_text(const Trace& t, const std::vector<std::size_t>& group) {
-    return std::all_of(group.begin(), group.end(),
-                       [&](std::size_t i) { return t.tokens[i] == t.tokens[group.front()]; });
-}
-
-bool contains(const std::vector<std::vector<std::size_t>>& groups,
-              const std::vector<std::size_t>& group) {
-    return std::find(groups.begin(), groups.end(), group) != groups.end();
-}
-
-// "a, b and c"; past six items: "a, b, c, d, e and 12 more"
-std::string join_list(const std::vector<std::string>& items) {
-    constexpr std::size_t shown = 5;
-    if (items.size() > shown + 1) {
-        std::string out;
-        for (std::size_t i = 0; i < shown; ++i) {
-            out += (i > 0 ? ", " : "") + items[i];
-        }
-        return out + fmt::format(" and {} more", items.size() - shown);
-    }
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) {
-            out += i + 1 == items.size() ? " and " : ", ";
-        }
-        out += items[i];
-    }
-    return out;
-}
-
-std::string source_text(const Source& source, std::uint64_t seed, std::string_view seeded_how) {
-    if (source.kind == Source::Kind::file) {
-        std::string out = "read from " + source.path;
-        if (source.layout == "pytorch") {
-            out +=
-                " in PyTorch's layout (y\u00A0=\u00A0x·Wᵀ\u00A0+\u00A0b): W_Q, W_K, W_V are the "
-                "three blocks of "
-                "rows of in_proj_weight, transposed, W_O is out_proj.weight transposed, and "
-                "the biases come from in_proj_bias and out_proj.bias";
-        }
-        if (!source.seeded_tokens.empty()) {
-            std::vector<std::string> quoted_tokens;
-            for (const auto& t : source.seeded_tokens) {
-                quoted_tokens.push_back(quoted(t));
-            }
-            out += fmt::format(
-                " ({} not in it and seeded from --seed {}, as --unknown random "
-                "asks)",
-                join_list(quoted_tokens), seed);
-        }
-        return out;
-    }
-    return fmt::format("seeded from --seed {}{}", seed, seeded_how);
-}
-
 bool repeated(const Trace& t, std::size_t i) {
     return std::count(t.tokens.begin(), t.tokens.end(), t.tokens[i]) > 1;
 }
@@ -145,86 +70,6 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row) {
 }
 
 }  // namespace
-
-std::vector<SummaryItem> summary(const Trace& t) {
-    std::vector<SummaryItem> lines;
-    const auto& c = t.config;
-    if (!t.description.empty()) {
-        lines.push_back({"lesson", t.description, {}});
-    }
-    // a long sentence is cut: the tokens step shows them all (or their ends)
-    constexpr std::size_t shown_chars = 120;
-    std::string sentence = t.sentence;
-    if (utf8::display_width(sentence) > shown_chars) {
-        std::size_t cut = 0;
-        std::size_t width = 0;
-        while (cut < sentence.size() && width < shown_chars) {
-            const auto d = utf8::decode(std::string_view(sentence).substr(cut));
-            cut += d ? d->length : 1;
-            ++width;
-        }
-        sentence = fmt::format("{} … ({} characters in all)", sentence.substr(0, cut),
-                               utf8::display_width(t.sentence));
-    }
-    lines.push_back(
-        {"sentence",
-         fmt::format("\"{}\": {} {} ({}{})", sentence, t.tokens.size(),
-                     t.tokens.size() == 1 ? "token" : "tokens",
-                     c.tokenizer.mode == TokenMode::chars ? "characters" : "words and punctuation",
-                     c.tokenizer.lowercase ? ", lowercased" : ""),
-         {}});
-    if (c.n_heads > 1) {
-        lines.push_back({"sizes",
-                         fmt::format("d_model = {}, {} heads of d_k = {}, d_v = {}; mask: {}",
-                                     c.d_model, c.n_heads, c.d_k, c.d_v, to_string(c.mask)),
-                         {}});
-    } else {
-        lines.push_back({"sizes",
-                         fmt::format("d_model = {}, d_k = {}, d_v = {}; mask: {}", c.d_model, c.d_k,
-                                     c.d_v, to_string(c.mask)),
-                         {}});
-    }
-    lines.push_back({"numbers",
-                     "embeddings " +
-                         source_text(t.embeddings_source, c.seed, " and each token's text") +
-                         "; weights " + source_text(t.weights_source, c.seed, ""),
-                     {}});
-    const bool x_seeded = t.embeddings_source.kind == Source::Kind::seeded ||
-                          !t.embeddings_source.seeded_tokens.empty();
-    const bool w_seeded = t.weights_source.kind == Source::Kind::seeded;
-    if ((x_seeded || w_seeded) && c.arith == Arith::hand) {
-        lines.back().more.push_back(fmt::format(
-            "(seeded numbers are whole numbers, from -2 to 2 for X and from -1 to 1 "
-            "for W, so that everything can be done by hand; the same --seed {} gives the same "
-            "numbers on every machine)",
-            c.seed));
-    } else if (x_seeded || w_seeded) {
-        const std::string w_what = t.projected ? "N(0, 1/d_model) for W_Q, W_K, W_V and "
-                                                 "N(0, 1/(heads·d_v)) for W_O"
-                                               : "N(0, 1/d_model) for W";
-        const std::string what = x_seeded && w_seeded ? "N(0, 1) for X and " + w_what
-                                 : x_seeded           ? std::string("N(0, 1) for X")
-                                                      : w_what;
-        lines.back().more.push_back(
-            fmt::format("(seeded numbers are {}, rounded to two decimals; the same --seed {} gives "
-                        "the same numbers on every machine)",
-                        what, c.seed));
-    }
-    return lines;
-}
-
-std::vector<std::string> warnings(const Trace& t) {
-    std::vector<std::string> out;
-    // every head shares the mask, so the first head's empty rows are every head's
-    for (std::size_t row : t.heads.front().empty_rows) {
-        out.push_back(fmt::format(
-            "row {} ({}) of the attention weights has every key masked: softmax is undefined "
-            "there, so attn gives it zero weights and a zero output row (PyTorch's "
-            "nn.MultiheadAttention gives NaN, scaled_dot_product_attention zeros)",
-            row, quoted(t.tokens[row])));
-    }
-    return out;
-}
 
 namespace {
 
@@ -306,7 +151,9 @@ std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
         std::string row = "  " + quoted(t.tokens[r]) + ":";
         for (std::size_t j = 0; j < numerators.size(); ++j) {
             const long long g = std::gcd(numerators[j], total);
-            row += numerators[j] == 0 ? " 0" : fmt::format(" {}/{}", numerators[j] / g, total / g);
+            row += numerators[j] == 0       ? std::string(" 0")
+                   : numerators[j] == total ? std::string(" 1")
+                                            : fmt::format(" {}/{}", numerators[j] / g, total / g);
             row += j + 1 < numerators.size() ? "," : "";
         }
         lines.push_back(row);
@@ -314,109 +161,212 @@ std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
     return lines;
 }
 
+// Why copies of a token got identical or different outputs, from what differs between them:
+// their rows of X′ (positions) and their rows of the mask (what each may see).
 void repeated_tokens(const Trace& t, Notes& n) {
     std::vector<std::string> same;
     std::vector<std::string> different;
+    std::vector<std::string> reasons;
+    bool by_positions = false;
+    bool by_mask = false;
     for (const auto& group : t.identical_embeddings) {
         if (!same_text(t, group)) {
             continue;
         }
         auto name =
             fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]), join_indices(group));
-        (contains(t.identical_outputs, group) ? same : different).push_back(std::move(name));
+        if (contains(t.identical_outputs, group)) {
+            same.push_back(std::move(name));
+            continue;
+        }
+        different.push_back(std::move(name));
+        by_positions = by_positions || !contains(t.identical_inputs, group);
+        if (t.mask) {
+            for (std::size_t i : group) {
+                for (std::size_t j = 0; j < t.mask->cols(); ++j) {
+                    by_mask = by_mask || t.mask->allowed(i, j) != t.mask->allowed(group.front(), j);
+                }
+            }
+        }
     }
     if (!same.empty()) {
-        n.after.push_back(
-            fmt::format("Identical outputs for {}: same embedding and no position information, so "
-                        "attention cannot tell the copies apart.",
-                        join_list(same)));
+        n.after.push_back(fmt::format(
+            "Identical outputs for {}: the copies have the same row of {} and may attend to the "
+            "same tokens, so attention cannot tell them apart.",
+            join_list(same), t.positions.empty() ? "X" : "X′"));
     }
-    if (!different.empty()) {
+    if (by_positions) {
+        reasons.emplace_back("the positional encodings gave each copy its own row of X′");
+    }
+    if (by_mask) {
+        reasons.emplace_back("the mask lets each copy see different tokens");
+    }
+    if (!different.empty() && !reasons.empty()) {
         n.after.push_back(fmt::format(
             "Different outputs for {}, although the copies start from identical embeddings: {}.",
-            join_list(different),
-            t.positions.empty() ? "the mask lets each copy see different tokens"
-                                : "the positional encodings gave each copy its own row of X′"));
+            join_list(different), join_list(reasons)));
     }
 }
 
-}  // namespace
+// Whether every weight sum in `sums` is 1 (to the last few bits), skipping `empty` ones.
+bool all_one(const std::vector<double>& sums, const std::vector<std::size_t>& empty) {
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+        if (std::find(empty.begin(), empty.end(), i) == empty.end() &&
+            std::abs(sums[i] - 1.0) > 1e-12) {
+            return false;
+        }
+    }
+    return true;
+}
 
-Notes notes(const Trace& t, const Step& step, int precision) {
-    // in the column layout each query is a column: its weights sum down the column
+std::string range_of(const std::vector<double>& xs, int precision) {
+    const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    return *lo == *hi ? format_number(*lo, precision, true)
+                      : fmt::format("between {} and {}", format_number(*lo, precision, true),
+                                    format_number(*hi, precision, true));
+}
+
+// The sums of the weights, as they are: what a row (or, in the column layout, a column) of
+// queries adds up to, and what went wrong when the rule is not the right one.
+void weight_sums(const Trace& t, const Step& step, const Head& head, int precision, Notes& n) {
     const bool columns = step.transposed;
-    const std::string sums_to_one =
+    const std::string query_sums =
         columns ? "Each column sums to 1 (the Σ row)" : "Each row sums to 1 (the Σ column)";
-    Notes n;
+    const auto& mine = head.row_sums;  // a query's weights: a row of A, whatever the layout
+    if (t.rule.over == SoftmaxOver::rows && all_one(mine, head.empty_rows)) {
+        n.after.push_back(query_sums + (head.empty_rows.empty()
+                                            ? std::string(": every token spends all of its "
+                                                          "attention, and only that.")
+                                            : std::string(", but for the tokens with every key "
+                                                          "masked, which have no weights at all "
+                                                          "(see the warning at the end).")));
+        return;
+    }
+    if (t.rule.over == SoftmaxOver::columns) {
+        n.after.push_back(fmt::format(
+            "What went wrong: each key's weights sum to 1, but a query's weights sum to {}, "
+            "not 1: a token no longer shares out exactly all of its attention.",
+            range_of(mine, precision)));
+    } else if (t.rule.over == SoftmaxOver::all) {
+        const auto top =
+            static_cast<std::size_t>(std::max_element(mine.begin(), mine.end()) - mine.begin());
+        double smallest = 1.0;
+        for (double w : head.attention.data()) {
+            smallest = w > 0.0 ? std::min(smallest, w) : smallest;
+        }
+        n.after.push_back(fmt::format(
+            "What went wrong: all {} weights together sum to 1, so each query's weights sum to "
+            "{} instead of 1; query {} alone takes {} of all the weight, because the queries' "
+            "scores now compete with each other. The smallest weight is {}.",
+            head.attention.size(), range_of(mine, precision), quoted(t.tokens[top]),
+            format_number(mine[top], precision, true), fmt::format("{:.3g}", smallest)));
+    }
+}
+
+void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int precision,
+                  Notes& n) {
     const auto num = [precision](double x) { return format_number(x, precision, true); };
-    const auto base = base_id(step.id);
-    const Head& head = head_of(t, step);
-    const std::string sub = step.head > 0 ? "_" + std::to_string(step.head) : "";
+    const WeightsRule& rule = t.rule;
     const double sqrt_d_k = std::sqrt(static_cast<double>(t.config.d_k));
-    if (base == "embeddings") {
-        std::vector<std::string> repeats;
-        for (const auto& group : t.identical_embeddings) {
-            if (same_text(t, group)) {
-                repeats.push_back(fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]),
-                                              join_indices(group)));
-            } else {
-                n.after.push_back(fmt::format("Rows {} of X are identical.", join_indices(group)));
-            }
-        }
-        if (!repeats.empty()) {
-            n.after.push_back(fmt::format(
-                "{} {}: each copy has the same row of X, because an embedding depends only on "
-                "the token's text. {}",
-                repeats.size() == 1 ? "A repeated token," : "Repeated tokens,", join_list(repeats),
-                t.positions.empty()
-                    ? "Nothing here tells attention where a token stands (there is no position "
-                      "information yet)."
-                    : "The positional encodings, added next, tell the copies apart."));
-        }
-    } else if (base == "W_Q" && step.head == 0 && t.projected && t.heads.size() > 1) {
-        n.before.push_back(fmt::format(
-            "Here {} heads of d_k = {} columns each: columns 1.q0–1.q{} are head 1's, 2.q0–2.q{} "
-            "head 2's{}. W_K and W_V are split the same way.",
-            t.heads.size(), t.config.d_k, t.config.d_k - 1, t.config.d_k - 1,
-            t.heads.size() > 2 ? ", and so on" : ""));
-    } else if (base == "scaled_scores" && t.rule.arith == Arith::hand && t.rule.scales()) {
-        n.before.push_back(fmt::format(
-            "Here d_k = {}: exactly, the scores would be divided by √d_k = {}; by hand, by {} "
-            "and rounded down.",
-            t.config.d_k, num(t.rule.sqrt_width()), static_cast<int>(t.rule.divisor())));
-    } else if (base == "scaled_scores" && !t.rule.scales()) {
+    if (!rule.scales()) {
         n.before.push_back(fmt::format(
             "Here d_k = {}: scaling would divide by √d_k = {}. The variance of the scores stays "
             "{} instead of falling to {}.",
             t.config.d_k, num(sqrt_d_k), num(head.variance_scores),
-            num(head.variance_scores / (sqrt_d_k * sqrt_d_k))));
-    } else if (base == "scaled_scores" && head.scores.size() < 2) {
+            num(head.variance_scores / static_cast<double>(t.config.d_k))));
+        return;
+    }
+    if (rule.arith == Arith::hand) {
         n.before.push_back(fmt::format(
-            "Here d_k = {}, so √d_k = {}. (With a single score there is no spread to measure; "
-            "try a longer sentence to see the variance shrink.)",
-            t.config.d_k, num(t.rule.sqrt_width())));
-    } else if (base == "scaled_scores") {
+            "Here d_k = {}: exactly, the scores would be divided by √d_k = {}; by hand, by {} "
+            "and rounded down.",
+            t.config.d_k, num(rule.sqrt_width()), static_cast<int>(rule.divisor())));
+        return;
+    }
+    const std::string width = rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k";
+    if (head.scores.size() < 2) {
         n.before.push_back(fmt::format(
-            "Here d_k = {}, so √d_k = {}. The variance of the scores falls from {} (S{}) to {} "
-            "(S′{}), a factor of d_k.",
-            t.config.d_k, num(t.rule.sqrt_width()), num(head.variance_scores), sub,
-            num(head.variance_scaled), sub));
-    } else if (base == "weights" && t.rule.arith == Arith::hand) {
+            "Here {} = {}, so √{} = {}. (With a single score there is no spread to measure; try "
+            "a longer sentence to see the variance shrink.)",
+            width, rule.scale_width, width, num(rule.sqrt_width())));
+        return;
+    }
+    const double after = head.variance_scaled;
+    const bool near_one = after >= 0.5 && after <= 2.0;
+    n.before.push_back(fmt::format(
+        "Here {0} = {1}, so √{0} = {2}. Scaling divides the variance of the scores by {0} "
+        "exactly: from {3} (S{4}) to {5} (S′{4}), {6}",
+        width, rule.scale_width, num(rule.sqrt_width()), num(head.variance_scores), sub, num(after),
+        rule.scale_by == ScaleBy::d_model
+            ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give {}: the "
+                          "scores here are {} times smaller than they should be.",
+                          near_one ? "close to 1" : "not close to 1", num(sqrt_d_k),
+                          num(head.variance_scores / static_cast<double>(t.config.d_k)),
+                          num(rule.sqrt_width() / sqrt_d_k))
+        : near_one
+            ? "close to 1."
+            : fmt::format("which is not close to 1: \"about 1\" is what scaling gives on average "
+                          "for queries and keys with independent entries of mean 0 and variance "
+                          "1, and it does not rescale each run. Here the entries of Q{} have "
+                          "variance {} and those of K{} {}, and there are {} scores.",
+                          sub, num(head.variance_q), sub, num(head.variance_k),
+                          head.scores.size())));
+}
+
+// A dot product is not a cosine: the largest score a query may use, taken apart.
+void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
+    std::size_t bi = 0;
+    std::size_t bj = 0;
+    bool found = false;
+    for (std::size_t i = 0; i < head.scores.rows(); ++i) {
+        for (std::size_t j = 0; j < head.scores.cols(); ++j) {
+            if ((t.mask && !t.mask->allowed(i, j)) || head.q_norms[i] == 0.0 ||
+                head.k_norms[j] == 0.0) {
+                continue;
+            }
+            if (!found || head.scores(i, j) > head.scores(bi, bj)) {
+                bi = i;
+                bj = j;
+                found = true;
+            }
+        }
+    }
+    if (!found) {
+        return;
+    }
+    const auto num = [precision](double x) { return format_tidy(x, precision, true); };
+    const double qn = head.q_norms[bi];
+    const double kn = head.k_norms[bj];
+    n.after.push_back(fmt::format(
+        "For example, the largest score{} is query {} against key {}: {} = |q| · |k| · "
+        "cos\u00A0θ = {} · {} · {}. The lengths of the vectors count as much as the angle "
+        "between them.",
+        t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
+        num(head.scores(bi, bj)), num(qn), num(kn), num(head.scores(bi, bj) / (qn * kn))));
+}
+
+void weights_notes(const Trace& t, const Step& step, const Head& head, int precision, Notes& n) {
+    weight_sums(t, step, head, precision, n);
+    if (t.rule.arith == Arith::hand) {
+        const double d = head.hand_difference;
         n.after.push_back(fmt::format(
-            "{}. These hand weights are at most {} away from the exact ones (softmax with e^x of "
-            "S / √d_k).",
-            sums_to_one, format_number(head.hand_difference, std::max(precision, 2), true)));
+            "These hand weights are at most {} away from the exact ones (softmax with e^x of "
+            "S / √d_k){}.",
+            format_number(d, std::max(precision, 2), true),
+            d <= 0.05 ? ": close enough for pencil and paper"
+                      : ": the rounding of ⌊ ⌋ and 3^x in place of e^x add up, so read them as "
+                        "a sketch of the exact weights"));
         const auto fractions = hand_fractions(t, head);
         if (!fractions.empty()) {
             n.after.emplace_back("As fractions, for pencil and paper:");
             n.after.insert(n.after.end(), fractions.begin(), fractions.end());
         }
-    } else if (base == "weights" && !t.rule.scales()) {
+    }
+    if (!t.rule.scales()) {
         constexpr std::size_t shown = 6;
         n.after.emplace_back(
-            "Without scaling, how peaked each row is (its largest weight, and its "
-            "entropy in nats: 0 when one weight is 1), against what scaling by "
-            "√d_k would have given:");
+            "Without scaling, how peaked each row is (its largest weight, and its entropy in "
+            "nats: 0 when one weight is 1), against what scaling by √d_k would have given:");
         double mean = 0.0;
         double mean_scaled = 0.0;
         for (std::size_t r = 0; r < head.max_weight.size(); ++r) {
@@ -432,27 +382,111 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             }
         }
         const auto rows = static_cast<double>(head.max_weight.size());
+        mean /= rows;
+        mean_scaled /= rows;
         n.after.push_back(fmt::format(
-            "On average the largest weight is {} without scaling and {} with it. The wider "
-            "the heads (the larger --d-k), the bigger the gap.",
-            format_number(mean / rows, 2, true), format_number(mean_scaled / rows, 2, true)));
-    } else if (base == "weights" && !head.empty_rows.empty()) {
-        n.after.push_back(sums_to_one +
-                          ", but for the tokens with every key masked, which have no weights at "
-                          "all (see the warning at the end).");
-    } else if (base == "weights") {
-        n.after.push_back(sums_to_one +
-                          ": every token spends all of its attention, and only that.");
-    } else if (base == "output" && step.head > 0) {
-        readout(t, head, n, fmt::format("In head {}, ", step.head));
-    } else if (base == "output" && t.projected) {
-        n.after.emplace_back(
-            "Row i mixes what every head found for token i: each output number is a weighted "
-            "sum of the whole row of Z, with a column of W_O as the weights.");
-        repeated_tokens(t, n);
-    } else if (base == "output") {
-        readout(t, head, n, "");
-        repeated_tokens(t, n);
+            "On average the largest weight is {} without scaling and {} with it{}",
+            format_number(mean, 2, true), format_number(mean_scaled, 2, true),
+            mean > mean_scaled
+                ? ": without scaling the rows are more peaked. The wider the heads (the larger "
+                  "d_k), the larger the gap tends to be."
+                : ": here the rows are not more peaked without scaling, because these scores are "
+                  "small; the gap opens as d_k grows."));
+    }
+}
+
+}  // namespace
+
+Notes notes(const Trace& t, const Step& step, int precision) {
+    Notes n;
+    const Head& head = head_of(t, step);
+    const std::string sub = step.head > 0 ? "_" + std::to_string(step.head) : "";
+    switch (step.op) {
+        case StepOp::embeddings: {
+            std::vector<std::string> repeats;
+            for (const auto& group : t.identical_embeddings) {
+                if (same_text(t, group)) {
+                    repeats.push_back(fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]),
+                                                  join_indices(group)));
+                } else {
+                    n.after.push_back(
+                        fmt::format("Rows {} of X are identical.", join_indices(group)));
+                }
+            }
+            if (!repeats.empty()) {
+                n.after.push_back(fmt::format(
+                    "{} {}: each copy has the same row of X, because an embedding depends only "
+                    "on the token's text. {}",
+                    repeats.size() == 1 ? "A repeated token," : "Repeated tokens,",
+                    join_list(repeats),
+                    !t.positions.empty() ? "The positional encodings, added next, tell the "
+                                           "copies apart."
+                    : t.mask ? "Nothing in X tells the copies apart; only the mask will, by "
+                               "letting each copy see different tokens."
+                             : "Nothing here tells attention where a token stands: no "
+                               "positions and no mask."));
+            }
+            break;
+        }
+        case StepOp::with_positions:
+            for (const auto& group : t.identical_embeddings) {
+                if (same_text(t, group)) {
+                    n.after.push_back(fmt::format(
+                        "The copies of {} (tokens {}) {}.", quoted(t.tokens[group.front()]),
+                        join_indices(group),
+                        contains(t.identical_inputs, group)
+                            ? "still have identical rows: their positions are the same vector"
+                            : "now have different rows"));
+                }
+            }
+            break;
+        case StepOp::w_q:
+            if (t.projected && t.heads.size() > 1) {
+                n.before.push_back(fmt::format(
+                    "Here {} heads of d_k = {} columns each: columns 1.q0–1.q{} are head 1's, "
+                    "2.q0–2.q{} head 2's{}. W_K and W_V are split the same way.",
+                    t.heads.size(), t.config.d_k, t.config.d_k - 1, t.config.d_k - 1,
+                    t.heads.size() > 2 ? ", and so on" : ""));
+            }
+            break;
+        case StepOp::scores:
+            scores_notes(t, head, precision, n);
+            break;
+        case StepOp::scaled_scores:
+            scaled_notes(t, head, sub, precision, n);
+            break;
+        case StepOp::weights:
+            weights_notes(t, step, head, precision, n);
+            break;
+        case StepOp::correct_weights: {
+            double largest = 0.0;
+            for (std::size_t i = 0; i < head.attention.size(); ++i) {
+                largest = std::max(
+                    largest, std::abs(head.attention.data()[i] - head.correct_attention.data()[i]));
+            }
+            n.after.push_back(fmt::format(
+                "The weights computed above differ from these by up to {}, and the output below, "
+                "made with them as asked, differs by up to {} from the output these would give.",
+                format_number(largest, std::max(precision, 2), true),
+                format_number(head.correct_output_difference, std::max(precision, 2), true)));
+            break;
+        }
+        case StepOp::output:
+            if (step.head > 0) {
+                readout(t, head, n, fmt::format("In head {}, ", step.head));
+            } else {
+                readout(t, head, n, "");
+                repeated_tokens(t, n);
+            }
+            break;
+        case StepOp::projected_output:
+            n.after.emplace_back(
+                "Row i mixes what every head found for token i: each output number is a weighted "
+                "sum of the whole row of Z, with a column of W_O as the weights.");
+            repeated_tokens(t, n);
+            break;
+        default:
+            break;
     }
     return n;
 }

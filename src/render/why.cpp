@@ -40,16 +40,18 @@ class Why {
             toolkit::terminal(step.col_labels[cell_.col]), num(value));
         out_ += paint(toolkit::heading_rule(text(title), style_.width, style_.unicode), "1") + "\n";
         const auto base = base_id(step.id);
-        if (step.transposed && step.kind != StepKind::tokens) {
-            line(fmt::format(
-                "In the column layout, row {} and column {} as shown are row '{}' and column "
-                "'{}' of attn's row layout, where every token is a row{}.",
-                toolkit::terminal(step.row_labels[cell_.row]),
-                toolkit::terminal(step.col_labels[cell_.col]), row, col,
-                base == "scores" || base == "scaled_scores" || base == "masked_scores" ||
-                        base == "weights" || base == "mask"
-                    ? fmt::format(": the query is '{}', the key '{}'", row, col)
-                    : ""));
+        // the cell as shown: in the column layout its row and column are the matrix's column
+        // and row, and a token's vector is a column
+        shown_row_ = toolkit::terminal(step.row_labels[cell_.row]);
+        shown_col_ = toolkit::terminal(step.col_labels[cell_.col]);
+        columns_ = step.transposed;
+        const bool token_by_token = base == "scores" || base == "scaled_scores" ||
+                                    base == "masked_scores" || base == "weights" || base == "mask";
+        if (columns_ && token_by_token) {
+            line(
+                fmt::format("In the column layout this cell is in row '{}' and column '{}': "
+                            "the key is '{}', the query '{}'.",
+                            shown_row_, shown_col_, col, row));
         }
         const std::string sub = step.head > 0 ? "_" + std::to_string(step.head) : "";
         const std::string x_name = t_.positions.empty() ? "X" : "X′";
@@ -57,10 +59,13 @@ class Why {
             const Matrix& w = base == "Q" ? head.w_q : base == "K" ? head.w_k : head.w_v;
             const Matrix& bias = base == "Q" ? t_.b_q : base == "K" ? t_.b_k : t_.b_v;
             const std::size_t begin = base == "V" ? head.v_begin : head.k_begin;
-            line(
-                fmt::format("{}{}[{}, {}] is row '{}' of {} times column {} of W_{}{}: the "
-                            "sum of their products, one per embedding dimension.",
-                            base, sub, row, col, row, x_name, col, base, sub));
+            line(columns_
+                     ? fmt::format("{}{}[{}, {}] is row {} of W_{}{} times column '{}' of {}: "
+                                   "the sum of their products, one per embedding dimension.",
+                                   base, sub, shown_row_, shown_col_, col, base, sub, row, x_name)
+                     : fmt::format("{}{}[{}, {}] is row '{}' of {} times column {} of W_{}{}: "
+                                   "the sum of their products, one per embedding dimension.",
+                                   base, sub, row, col, row, x_name, col, base, sub));
             std::vector<std::string> terms;
             for (std::size_t k = 0; k < w.rows(); ++k) {
                 terms.push_back(product(t_.x_in(i, k), w(k, j)));
@@ -74,27 +79,25 @@ class Why {
             scores(head, i, j, sub);
         } else if (base == "scaled_scores") {
             scores(head, i, j, sub);
-            scaled(head, i, j, sub, row, col, value);
+            scaled(head, i, j, sub, value);
         } else if (base == "masked_scores") {
             if (t_.mask->allowed(i, j)) {
-                line(
-                    fmt::format("M[{}, {}] = 1: '{}' may attend to '{}', so the scaled score "
-                                "passes unchanged: S′ₘ{}[{}, {}] = S′{}[{}, {}] = {}.",
-                                row, col, row, col, sub, row, col, sub, row, col, num(value)));
+                line(fmt::format(
+                    "{} = 1: '{}' may attend to '{}', so the scaled score passes "
+                    "unchanged: {} = {} = {}.",
+                    cell("M", ""), row, col, cell("S′ₘ", sub), cell("S′", sub), num(value)));
             } else {
                 line(
-                    fmt::format("M[{}, {}] = 0: '{}' may not attend to '{}'{}, so the score "
-                                "becomes −∞, and softmax will give it a weight of exactly 0 "
-                                "(e^−∞ = 0).",
-                                row, col, row, col, blocked_reason(i, j)));
+                    fmt::format("{} = 0: '{}' may not attend to '{}'{}, so the score becomes −∞, "
+                                "and softmax will give it a weight of exactly 0 (e^−∞ = 0).",
+                                cell("M", ""), row, col, blocked_reason(i, j)));
             }
         } else if (base == "weights") {
             weights(head, i, j, sub, row, col, value);
         } else if (base == "output" && (step.head > 0 || !t_.projected)) {
-            line(
-                fmt::format("Z{}[{}, {}] is the weighted sum of column {} of V{}, with row "
-                            "'{}' of A{} as the weights:",
-                            sub, row, col, head.v_labels[j], sub, row, sub));
+            line(fmt::format(
+                "{} is the weighted sum of {} {} of V{}, with {} as the weights:", cell("Z", sub),
+                columns_ ? "row" : "column", head.v_labels[j], sub, vector_of(row, "A" + sub)));
             std::vector<std::string> terms;
             for (std::size_t k = 0; k < head.attention.cols(); ++k) {
                 terms.push_back(product(head.attention(i, k), head.v(k, j)) + " [" +
@@ -136,26 +139,39 @@ class Why {
     }
 
   private:
+    // "S[is, book]" as shown: in the column layout the key's row, then the query's column.
+    [[nodiscard]] std::string cell(std::string_view symbol, const std::string& sub) const {
+        return fmt::format("{}{}[{}, {}]", symbol, sub, shown_row_, shown_col_);
+    }
+    // "row 'is' of Q", or "column 'is' of Q" in the column layout
+    [[nodiscard]] std::string vector_of(const std::string& token, std::string_view matrix) const {
+        return fmt::format("{} '{}' of {}", columns_ ? "column" : "row", token, matrix);
+    }
+
     void scores(const Head& head, std::size_t i, std::size_t j, const std::string& sub) {
         const std::string a = toolkit::terminal(t_.tokens[i]);
         const std::string b = toolkit::terminal(t_.tokens[j]);
-        line(
-            fmt::format("S{}[{}, {}] = q_{} · k_{}: the dot product of row '{}' of Q{} and row "
-                        "'{}' of K{}.",
-                        sub, a, b, a, b, a, sub, b, sub));
         std::vector<std::string> terms;
         for (std::size_t k = 0; k < head.q.cols(); ++k) {
-            terms.push_back(product(head.q(i, k), head.k(j, k)));
+            terms.push_back(columns_ ? product(head.k(j, k), head.q(i, k))
+                                     : product(head.q(i, k), head.k(j, k)));
+        }
+        if (columns_) {
+            line(fmt::format("{} = k_{} · q_{}: the dot product of {} and {}.", cell("S", sub), b,
+                             a, vector_of(b, "K" + sub), vector_of(a, "Q" + sub)));
+        } else {
+            line(fmt::format("{} = q_{} · k_{}: the dot product of {} and {}.", cell("S", sub), a,
+                             b, vector_of(a, "Q" + sub), vector_of(b, "K" + sub)));
         }
         sum(terms, head.scores(i, j));
     }
 
     // The scaling of one score, as the trace's rule did it.
     void scaled(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
-                const std::string& row, const std::string& col, double value) {
+                double value) {
         const WeightsRule& rule = t_.rule;
-        const std::string cell_s = fmt::format("S{}[{}, {}]", sub, row, col);
-        const std::string cell_t = fmt::format("S′{}[{}, {}]", sub, row, col);
+        const std::string cell_s = cell("S", sub);
+        const std::string cell_t = cell("S′", sub);
         const std::string width = rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k";
         if (!rule.scales()) {
             line(fmt::format("Then not scaled: {} = {} = {}, with no division.", cell_t, cell_s,
@@ -198,32 +214,31 @@ class Why {
             max = std::max(max, logits(r, c));
         }
         const std::string s_name = std::string(t_.mask ? "S′ₘ" : "S′") + sub;
-        const std::string what = rule.over == SoftmaxOver::columns ? "column '" + col + "'"
-                                 : rule.over == SoftmaxOver::all   ? "the whole matrix"
-                                                                   : "row '" + row + "'";
+        // the group named without "row" or "column", which the layout would swap
+        const std::string axis = columns_ ? "column" : "row";
+        const std::string other = columns_ ? "row" : "column";
+        const std::string what =
+            rule.over == SoftmaxOver::columns
+                ? fmt::format("the scores of key '{}', one per query (its {} of {})", col, other,
+                              s_name)
+            : rule.over == SoftmaxOver::all
+                ? "the whole matrix " + s_name
+                : fmt::format("the scores of query '{}', one per key (its {} of {})", row, axis,
+                              s_name);
         if (std::isinf(max)) {
             line(
-                fmt::format("Every cell of {} is masked: softmax is undefined, and attn gives "
-                            "it zero weights.",
+                fmt::format("Every one of {} is masked: softmax is undefined, and attn gives "
+                            "them zero weights.",
                             what));
             return;
         }
         const bool hand = rule.arith == Arith::hand;
         const std::string b = hand ? "3" : "e";
-        if (rule.over == SoftmaxOver::rows) {
-            line(fmt::format(
-                "A{}[{}, {}] = {}^(s_{} − max) / Σ {}^(s − max), where s is row '{}' of {} and "
-                "max = {} is its largest entry (subtracted only so that nothing overflows){}.",
-                sub, row, col, b, col, b, row, s_name, num(max),
-                hand ? "; by hand, 3 stands in for e" : ""));
-        } else {
-            line(fmt::format(
-                "A{}[{}, {}] = {}^(s − max) / Σ {}^(s − max), where the sum runs over {} of {} "
-                "and max = {} is its largest entry (subtracted only so that nothing "
-                "overflows){}.",
-                sub, row, col, b, b, what, s_name, num(max),
-                hand ? "; by hand, 3 stands in for e" : ""));
-        }
+        line(fmt::format(
+            "{} = {}^(s_{} − max) / Σ {}^(s − max), where s runs over {} and max = {} is the "
+            "largest of them (subtracted only so that nothing overflows){}.",
+            cell("A", sub), b, rule.over == SoftmaxOver::all ? row + "," + col : col, b, what,
+            num(max), hand ? "; by hand, 3 stands in for e" : ""));
         std::vector<std::string> terms;
         double total = 0.0;
         constexpr std::size_t listed = 12;
@@ -251,7 +266,7 @@ class Why {
              : rule.over == SoftmaxOver::columns ? "The terms, one per query:"
                                                  : "The terms, one per cell:");
         list(terms);
-        line(fmt::format("Σ = {}, so A{}[{}, {}] = {} / {} = {}.", num(total), sub, row, col,
+        line(fmt::format("Σ = {}, so {} = {} / {} = {}.", num(total), cell("A", sub),
                          num(rule.power(logits(i, j) - max)), num(total), num(value)));
     }
 
@@ -349,6 +364,9 @@ class Why {
     const CellRef& cell_;
     const TextStyle& style_;
     std::string out_;
+    std::string shown_row_;  ///< the cell's row label as shown
+    std::string shown_col_;  ///< the cell's column label as shown
+    bool columns_ = false;   ///< the column layout: a token's vectors are columns
 };
 
 }  // namespace

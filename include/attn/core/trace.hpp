@@ -35,6 +35,8 @@ struct Head {
     Matrix masked_scores;          ///< (T, T), -inf where the mask blocks; empty without a mask
     Matrix attention;              ///< the attention weights A (T, T) = softmax as the rule says
     Matrix output;                 ///< Z (T, d_v) = attention · v
+    std::vector<double> q_norms;   ///< the length |q_i| of each query (for the cosine)
+    std::vector<double> k_norms;   ///< the length |k_j| of each key
     double variance_q = 0.0;       ///< of all entries of q
     double variance_k = 0.0;       ///< of all entries of k
     double variance_scores = 0.0;  ///< of all entries of scores
@@ -43,6 +45,13 @@ struct Head {
     /// With --arith hand: the weights exact arithmetic would give, and the largest difference.
     Matrix exact_attention;
     double hand_difference = 0.0;
+    /// When the rule is not the right one (scaling by √d_model or not at all, softmax over
+    /// columns or the whole matrix): the weights the right rule (√d_k, each row) gives, and the
+    /// largest difference between the output and the output those weights would give.
+    Matrix correct_attention;
+    double correct_output_difference = 0.0;
+    /// The sum of each row and of each column of the attention weights.
+    std::vector<double> row_sums, col_sums;
     /// Without scaling, per row: the largest weight and the entropy (in nats) of the weights
     /// as computed, and of the weights scaling by √d_k would have given. Empty otherwise.
     std::vector<double> max_weight, entropy, scaled_max_weight, scaled_entropy;
@@ -80,7 +89,8 @@ enum class StepOp {
     mask,
     masked_scores,
     weights,
-    output,  ///< one head's Z = A · V (the output, with one plain head)
+    correct_weights,  ///< the right weights, beside weights computed with a mistake
+    output,           ///< one head's Z = A · V (the output, with one plain head)
     concat,
     w_o,
     b_o,

@@ -39,6 +39,13 @@ struct WeightsRule {
     [[nodiscard]] double power(double x) const noexcept;
     /// The same rule computed exactly (e^x, the divisor not rounded).
     [[nodiscard]] WeightsRule exact() const noexcept;
+    /// The right rule of "Attention Is All You Need" with this one's arithmetic: scores
+    /// divided by √d_k (`d_k`), softmax over each row.
+    [[nodiscard]] WeightsRule right(std::size_t d_k) const noexcept;
+    /// Whether this is the right rule (see right()).
+    [[nodiscard]] bool is_right() const noexcept {
+        return scale_by == ScaleBy::d_k && over == SoftmaxOver::rows;
+    }
 };
 
 /// The rule of a configuration: its scale_by, arith and softmax_over.

@@ -1,0 +1,333 @@
+// Why each step exists: one explanation per step op, worded for the run it explains. A
+// sentence that depends on the run (the layout, the mask, positions, the rule, where the
+// numbers came from, the sizes) is chosen or written from the Trace, so that it is true for
+// the numbers it stands beside; the sentences that quote numbers are in narrative.cpp.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "attn/render/render.hpp"
+#include "lesson.hpp"
+
+namespace attn::lesson {
+namespace {
+
+// "row" or "column" and the like: in the column layout a token is a column.
+struct Axis {
+    bool columns = false;
+    [[nodiscard]] std::string_view one() const { return columns ? "column" : "row"; }
+    [[nodiscard]] std::string_view One() const { return columns ? "Column" : "Row"; }
+    [[nodiscard]] std::string_view many() const { return columns ? "columns" : "rows"; }
+};
+
+constexpr std::string_view convention =
+    "1\u00A0=\u00A0may attend, 0\u00A0=\u00A0blocked: attn's convention, as in PyTorch's "
+    "scaled_dot_product_attention";
+
+// Where a matrix came from, for "In a trained model it is learned; here it is ...".
+std::string origin(const Trace& t, const Source& s) {
+    if (s.kind == Source::Kind::file) {
+        return "read from " + s.path;
+    }
+    return fmt::format("seeded from --seed {}", t.config.seed);
+}
+
+std::string learned(const Trace& t) {
+    return fmt::format("In a trained model it is learned; here it is {}.",
+                       origin(t, t.weights_source));
+}
+
+// What the tokens' order reaches in this run: the positions, the mask, or nothing.
+std::string tokens_text(const Trace& t) {
+    std::string out =
+        "The sentence is cut into tokens, the units attention works on. A token's index is its "
+        "position in the sequence. ";
+    const bool positions = !t.positions.empty();
+    const bool masked = t.mask.has_value();
+    if (!positions && !masked) {
+        return out +
+               "Here nothing passes it on: attention sees only the vectors below, so the order "
+               "of the tokens makes no difference to what each one gets.";
+    }
+    if (positions) {
+        out += "The positional encodings add it to each token's vector. ";
+    }
+    if (t.config.mask == MaskKind::causal) {
+        out +=
+            "The causal mask uses it: a token may attend only to the tokens at or before its "
+            "index.";
+    } else if (t.config.mask == MaskKind::file) {
+        out +=
+            "The mask from the file uses it: it says by index which tokens each may attend "
+            "to.";
+    } else if (masked) {
+        out += "The padding mask uses it, to hide the <pad> tokens at the end.";
+    }
+    return out;
+}
+
+std::string projection(const Trace& t, const Step& step, std::string_view what,
+                       std::string_view letter, std::string_view rest) {
+    const Axis axis{step.transposed};
+    const std::string x = t.positions.empty() ? "X" : "X′";
+    const Matrix& bias = letter == "Q" ? t.b_q : letter == "K" ? t.b_k : t.b_v;
+    const std::string plus = bias.empty() ? "" : fmt::format(", plus the bias b_{}", letter);
+    const std::string product = axis.columns ? fmt::format("W_{} times column i of {}", letter, x)
+                                             : fmt::format("row i of {} times W_{}", x, letter);
+    return fmt::format("{} i is token i's {}: {}{}.{}", axis.One(), what, product, plus, rest);
+}
+
+std::string scores_text(const Step& step) {
+    const std::string length =
+        "the product of their lengths and of the cosine of the angle between them, so it is "
+        "large when both are long and point the same way (it is the cosine only for vectors of "
+        "length 1)";
+    if (step.transposed) {
+        return "In the column layout the scores are Kᵀ · Q: a row per key and a column per "
+               "query. Cell (j,\u00A0i) is the dot product of key j with query i: " +
+               length + ". Column i is how well every key matches what token i is looking for.";
+    }
+    return "Cell (i,\u00A0j) is the dot product of token i's query with token j's key: " + length +
+           ". Row i is how well every key matches what token i is looking for: rows are "
+           "queries, columns are keys.";
+}
+
+std::string scaled_text(const Trace& t) {
+    const WeightsRule& rule = t.rule;
+    if (!rule.scales()) {
+        return "Skipped on purpose, to show what the scaling is for: the scores go to softmax "
+               "as they are. Their variance grows with d_k, and large scores push softmax into "
+               "saturation: one weight near 1, the rest near 0, where learning stalls.";
+    }
+    if (rule.arith == Arith::hand) {
+        return fmt::format(
+            "By hand: ⌊S / {0}⌋ in place of S / √{1}, so that every number stays whole ({0} is "
+            "√{1} rounded to a whole number, and ⌊ ⌋ rounds down). With 3^x in place of e^x "
+            "below, the hand rule weighs a score s by 3^(s/{0}) = e^({2}·s) where the exact "
+            "rule uses e^(s/√{1}) = e^({3}·s), before ⌊ ⌋ rounds s/{0} down.",
+            static_cast<long long>(rule.divisor()),
+            rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k",
+            format_number(std::log(3.0) / rule.divisor(), 3, true),
+            format_number(1.0 / rule.sqrt_width(), 3, true));
+    }
+    const std::string why =
+        "For queries and keys whose entries are independent, with mean 0 and variance 1, a "
+        "score has variance d_k, so scores grow with the width. Dividing by √d_k divides the "
+        "variance by d_k exactly, which for such queries and keys brings it back to 1 and keeps "
+        "softmax out of saturation (one weight near 1, the rest near 0, where learning stalls).";
+    if (rule.scale_by == ScaleBy::d_model) {
+        return why + fmt::format(
+                         " Here the scores are divided by √d_model = √{} instead, a mistake a "
+                         "tutorial makes: d_model is the width of the embeddings, not of the "
+                         "queries and keys (d_k = {}).",
+                         t.config.d_model, t.config.d_k);
+    }
+    return why;
+}
+
+std::string weights_text(const Trace& t, const Step& step) {
+    const WeightsRule& rule = t.rule;
+    const Axis axis{step.transposed};
+    const bool masked = t.mask.has_value();
+    const std::string zero = masked ? " A masked cell (−∞) gets exactly 0." : "";
+    if (rule.over == SoftmaxOver::all) {
+        return "Softmax here runs over the whole matrix at once, a mistake two tutorials make: "
+               "all the weights together sum to 1, so one query's weights no longer do, and they "
+               "depend on every other query's scores." +
+               zero;
+    }
+    if (rule.over == SoftmaxOver::columns) {
+        return fmt::format(
+            "Softmax here runs over each key instead of each query, a mistake shown on purpose: "
+            "each key's scores are shared out among the queries, so a query's weights no longer "
+            "sum to 1.{}",
+            zero);
+    }
+    const std::string how =
+        rule.arith == Arith::hand
+            ? "By hand, 3^(s − max) / Σ 3^(s − max) in place of e^(s − max) / Σ e^(s − max), so "
+              "that every term is a power of 3 you can write down as a fraction (3^−1 = 1/3)."
+            : fmt::format(
+                  "It is computed stably: attn subtracts each {}'s maximum before "
+                  "exponentiating, e^(s − max) / Σ e^(s − max), which gives the same weights "
+                  "and never overflows.",
+                  axis.one());
+    return fmt::format(
+        "Softmax turns each {0} of scores (one query's) into weights between 0 and 1 that sum "
+        "to 1: how token i shares its attention among the tokens.{1} {2}",
+        axis.one(), zero, how);
+}
+
+std::string output_text(const Trace& t, const Step& step) {
+    const Axis axis{step.transposed};
+    const std::string mix = t.rule.over == SoftmaxOver::rows
+                                ? "the weighted average of the value vectors"
+                                : "a weighted sum of the value vectors (not an average: these "
+                                  "weights do not sum to 1)";
+    if (t.projected) {
+        return fmt::format(
+            "Each token's new vector from this head: {}, with its {} of A as the weights.", mix,
+            axis.one());
+    }
+    return fmt::format(
+        "Each token's new vector is {}, with its {} of A as the weights: every token now carries "
+        "information from the tokens it attends to. This is the output of self-attention.",
+        mix, axis.one());
+}
+
+std::string w_o_text(const Trace& t) {
+    const auto& c = t.config;
+    const std::size_t width = c.n_heads * c.d_v;
+    const std::string what =
+        width == c.d_model
+            ? fmt::format(
+                  " Here the heads together are already d_model = {} wide ({} × {}), so W_O is "
+                  "what mixes them, not what sets the width.",
+                  c.d_model, c.n_heads, c.d_v)
+            : fmt::format(" It also brings the width from heads × d_v = {} back to d_model = {}.",
+                          width, c.d_model);
+    return "A matrix that mixes the heads: each output dimension is a weighted sum over every "
+           "head's columns, so what one head found can reach every dimension." +
+           what + " " + learned(t);
+}
+
+std::string positions_text(const Trace& t) {
+    std::string out;
+    if (!t.mask.has_value()) {
+        out =
+            "Without positions, self-attention ignores order: shuffle the tokens and each "
+            "output row moves with its token, unchanged. ";
+    } else if (t.config.mask == MaskKind::causal) {
+        out =
+            "The causal mask already makes order matter, by deciding what each token may see; "
+            "the vectors themselves still say nothing about where a token stands. ";
+    } else {
+        out =
+            "The mask decides what each token may see; the vectors themselves still say "
+            "nothing about where a token stands. ";
+    }
+    out +=
+        "Adding a different vector for each position to the embeddings gives the same word at "
+        "two places two different queries, keys and values.";
+    if (t.config.positions == PositionKind::sinusoidal) {
+        out +=
+            " The sinusoidal table of the original Transformer uses a sine and a cosine of a "
+            "different frequency in each pair of columns.";
+    } else {
+        out += " Here they come from a file, as a model with learned positions would have them.";
+    }
+    return out;
+}
+
+std::string mask_text(const Trace& t) {
+    const auto& c = t.config;
+    const bool padded = c.n_pad > 0;
+    if (c.mask == MaskKind::file) {
+        return fmt::format(
+            "A mask given in a file: row i says which tokens token i may attend to. {} "
+            "(nn.MultiheadAttention's attn_mask uses the opposite, True\u00A0=\u00A0blocked, "
+            "so pass it the negation of this matrix).",
+            convention);
+    }
+    if (c.mask == MaskKind::causal) {
+        return fmt::format(
+            "A token may look only at itself and the tokens before it, as in a model that writes "
+            "text one token at a time{}. {} (nn.MultiheadAttention's attn_mask and "
+            "key_padding_mask use the opposite, True\u00A0=\u00A0blocked).",
+            padded ? ", and no token may look at the <pad> tokens, which only fill the sentence "
+                     "up to a fixed length"
+                   : " and cannot see the future",
+            convention);
+    }
+    return fmt::format(
+        "The <pad> tokens only fill the sentence up to a fixed length, as when sentences of "
+        "different lengths are batched together: no token may attend to them (their columns "
+        "are 0). {} (nn.MultiheadAttention's key_padding_mask uses True\u00A0=\u00A0blocked).",
+        convention);
+}
+
+}  // namespace
+
+std::string explanation(const Trace& t, const Step& step) {
+    const Axis axis{step.transposed};
+    switch (step.op) {
+        case StepOp::tokens:
+            return tokens_text(t);
+        case StepOp::embeddings:
+            return fmt::format(
+                "Each token becomes a vector of d_model = {} numbers, looked up by its text: {} "
+                "i of X stands for token i, and a repeated word gets the same vector.",
+                t.config.d_model, axis.one());
+        case StepOp::positions:
+            return positions_text(t);
+        case StepOp::with_positions:
+            return "The embeddings plus their positions: what every head below projects.";
+        case StepOp::w_q:
+            return "A matrix that turns an embedding into a query: what a token is looking for "
+                   "in the others. " +
+                   learned(t);
+        case StepOp::w_k:
+            return "A matrix that turns an embedding into a key: what a token offers, to be "
+                   "matched against the queries. " +
+                   learned(t);
+        case StepOp::w_v:
+            return "A matrix that turns an embedding into a value: the information a token "
+                   "passes on to the tokens that attend to it. " +
+                   learned(t);
+        case StepOp::b_q:
+        case StepOp::b_k:
+        case StepOp::b_v:
+        case StepOp::b_o:
+            return "A bias, added to every token's " + std::string(axis.one()) +
+                   " after the product. Not every model has one (PyTorch's "
+                   "nn.MultiheadAttention does, by default).";
+        case StepOp::head_w_q:
+        case StepOp::head_w_k:
+        case StepOp::head_w_v:
+            return "This head's own columns of the weights. Each head projects X into a smaller "
+                   "space of its own, so different heads can look for different things.";
+        case StepOp::q:
+            return projection(t, step, "query", "Q",
+                              " One matrix product projects every token at once, with the same "
+                              "weights for every position.");
+        case StepOp::k:
+            return projection(t, step, "key", "K", "");
+        case StepOp::v:
+            return projection(t, step, "value", "V",
+                              " It is what token i will contribute to the output of any token "
+                              "that attends to it.");
+        case StepOp::scores:
+            return scores_text(step);
+        case StepOp::scaled_scores:
+            return scaled_text(t);
+        case StepOp::mask:
+            return mask_text(t);
+        case StepOp::masked_scores:
+            return "Blocked cells become −∞, so that softmax gives them a weight of exactly 0 "
+                   "(e^−∞\u00A0=\u00A00). A finite stand-in such as −1e9 works only while every "
+                   "real score is far above it, and −1e9 does not even fit in half precision "
+                   "(whose largest number is 65504); −∞ gives exactly 0 whatever the scores are.";
+        case StepOp::weights:
+            return weights_text(t, step);
+        case StepOp::correct_weights:
+            return fmt::format(
+                "For comparison, the weights the right rule gives: the scores divided by √d_k, "
+                "then softmax over each {} (one query's scores), so that every query's weights "
+                "sum to 1.",
+                axis.one());
+        case StepOp::output:
+            return output_text(t, step);
+        case StepOp::concat:
+            return "The heads' outputs side by side, one block of columns per head (a bar marks "
+                   "the boundaries): every token now has one row with what each head found.";
+        case StepOp::w_o:
+            return w_o_text(t);
+        case StepOp::projected_output:
+            return "The output of multi-head attention: for every token, what all heads found, "
+                   "mixed by W_O into a vector as wide as the embedding, ready for the next "
+                   "layer.";
+    }
+    return "";
+}
+
+}  // namespace attn::lesson
