@@ -365,8 +365,9 @@ void weights_notes(const Trace& t, const Step& step, const Head& head, int preci
     if (!t.rule.scales()) {
         constexpr std::size_t shown = 6;
         n.after.emplace_back(
-            "Without scaling, how peaked each row is (its largest weight, and its entropy in "
-            "nats: 0 when one weight is 1), against what scaling by √d_k would have given:");
+            "Without scaling, how peaked each query's weights are (the largest, and their "
+            "entropy in nats: 0 when one weight is 1), against what scaling by √d_k would have "
+            "given:");
         double mean = 0.0;
         double mean_scaled = 0.0;
         for (std::size_t r = 0; r < head.max_weight.size(); ++r) {
@@ -388,10 +389,10 @@ void weights_notes(const Trace& t, const Step& step, const Head& head, int preci
             "On average the largest weight is {} without scaling and {} with it{}",
             format_number(mean, 2, true), format_number(mean_scaled, 2, true),
             mean > mean_scaled
-                ? ": without scaling the rows are more peaked. The wider the heads (the larger "
+                ? ": without scaling the weights are more peaked. The wider the heads (the larger "
                   "d_k), the larger the gap tends to be."
-                : ": here the rows are not more peaked without scaling, because these scores are "
-                  "small; the gap opens as d_k grows."));
+                : ": here the weights are not more peaked without scaling, because these scores "
+                  "are small; the gap opens as d_k grows."));
     }
 }
 

@@ -472,7 +472,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
             "Column layout (--layout col), as in the by-hand exercises: every matrix below is "
             "the transpose of attn's usual row layout. Tokens are columns, Q = W_Q · X, the "
             "scores Kᵀ · Q have a row per key and a column per query, and softmax runs down "
-            "each column. Where an explanation says \"row i\" of a token, read \"column i\".");
+            "each column.");
     }
     std::vector<TextPage> pages;
     pages.push_back({"", w.take()});

@@ -1,0 +1,328 @@
+#!/usr/bin/python3
+"""Every sentence true: runs attn explain over combinations of --layout, --scale-by (and
+--no-scale), --softmax-over, --mask, --positions, --heads and --arith, with --why on several
+cells, and checks what it prints:
+
+- every worked arithmetic line holds for the numbers it shows: a / b = c, ⌊a / b⌋ = c,
+  e^(a − b) = c and 3^(a − b) = c, sums of products "= a·b + c·d ... = total", "X′ = a + b = c",
+  "s = |q| · |k| · cos θ = a · b · c", "from V (S) to W" when divided by d_k exactly, and
+  "stays V instead of falling to W" (each number within its printed precision: the check
+  works on intervals, so rounding never fails it and a wrong digit does);
+- a sum said to be 1 ("Each row sums to 1 (the Σ column)") is 1 in the Σ the table prints;
+- in the column layout no sentence says "row" where a token's vector is a column;
+- --why explains the cell shown on screen: its value is the one the step's table prints at
+  that row and column.
+
+usage: check_sentences.py ATTN      (Debian's python3; no modules beyond the standard library)
+"""
+
+import itertools
+import math
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+ATTN = sys.argv[1]
+NUM = r"[−-]?\d+(?:\.\d+)?"
+failures = []
+checked = {"arithmetic": 0, "sums": 0, "columns": 0, "why": 0}
+
+
+def value(text):
+    """A printed number and its uncertainty: half a unit of its last decimal; none for a whole
+    number, which attn prints without decimals only when it is exactly whole."""
+    text = text.replace("−", "-")
+    if "." not in text:
+        return float(text), 0.0
+    return float(text), 0.5 * 10.0 ** (-len(text.split(".")[1]))
+
+
+def interval(text):
+    x, d = value(text)
+    return (x - d, x + d)
+
+
+def mul(a, b):
+    ps = [a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1]]
+    return (min(ps), max(ps))
+
+
+def add(a, b):
+    return (a[0] + b[0], a[1] + b[1])
+
+
+def div(a, b):
+    if b[0] <= 0 <= b[1]:
+        return (-math.inf, math.inf)
+    return mul(a, (1 / b[1], 1 / b[0]))
+
+
+def fail(where, what):
+    failures.append(f"{where}: {what}")
+
+
+def holds(where, line, got, claimed, slack=1e-9):
+    """`got` is an interval; the printed `claimed` number must be inside it (widened by its own
+    rounding)."""
+    checked["arithmetic"] += 1
+    c = interval(claimed)
+    lo = got[0] - slack * max(1.0, abs(got[0]))
+    hi = got[1] + slack * max(1.0, abs(got[1]))
+    if c[1] < lo or c[0] > hi:
+        fail(where, f"false arithmetic: {line.strip()!r} (the left side is {got[0]:.6g}..{got[1]:.6g})")
+
+
+def joined(text):
+    """The text with wrapped sentences joined: a line that does not start a new item continues
+    the one before."""
+    out = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        starts = (not out or not stripped or line.startswith(("━━", "==", "  ", "│")) or
+                  re.match(r"^\s*(=|\+|[A-Za-z0-9_']+ +│|Σ|shade|weight)", line) or
+                  not out[-1].strip() or out[-1].rstrip().endswith((".", ":", "?")))
+        if starts:
+            out.append(line)
+        else:
+            out[-1] = out[-1].rstrip() + " " + stripped
+    return "\n".join(out)
+
+
+def check_arithmetic(where, text):
+    flat = joined(text)
+    for line in flat.split("\n"):
+        # ⌊a / b⌋ = c
+        for m in re.finditer(rf"⌊({NUM}) / ({NUM})⌋ = ({NUM})", line):
+            q = div(interval(m[1]), interval(m[2]))
+            holds(where, line, (math.floor(q[0]), math.floor(q[1])), m[3])
+        # a / b = c (not inside ⌊ ⌋, not a fraction of the by-hand table)
+        for m in re.finditer(rf"(?<![⌊\d./])({NUM}) / ({NUM}) = ({NUM})(?![\d/])", line):
+            holds(where, line, div(interval(m[1]), interval(m[2])), m[3])
+        # e^(a − b) = c and 3^(a − b) = c
+        for m in re.finditer(rf"\b(e|3)\^\(({NUM}) − ({NUM})\) = ({NUM})", line):
+            a, b = interval(m[2]), interval(m[3])
+            lo, hi = a[0] - b[1], a[1] - b[0]
+            if m[1] == "e":
+                got = (math.exp(lo), math.exp(hi))
+            else:
+                got = (3.0 ** lo, 3.0 ** hi)
+            holds(where, line, got, m[4])
+        # s = |q| · |k| · cos θ = a · b · c
+        for m in re.finditer(rf"({NUM}) = \|q\| · \|k\| · cos.θ = ({NUM}) · ({NUM}) · ({NUM})", line):
+            got = mul(mul(interval(m[2]), interval(m[3])), interval(m[4]))
+            holds(where, line, got, m[1])
+        # X′[r, c] = X[r, c] + P[r, c] = a + b = c
+        for m in re.finditer(rf"= ({NUM}) \+ ({NUM}) = ({NUM})\.", line):
+            holds(where, line, add(interval(m[1]), interval(m[2])), m[3])
+        # divided by d_k (or d_model) exactly: from V (S) to W (S′)
+        m = re.search(rf"Here (d_k|d_model) = (\d+).*?by \1 exactly: from ({NUM}) \(S[_\d]*\) to ({NUM})", line)
+        if m:
+            holds(where, line, div(interval(m[3]), (int(m[2]), int(m[2]))), m[4])
+        m = re.search(rf"Here d_k = (\d+): scaling would divide.*?stays ({NUM}) instead of falling to ({NUM})", line)
+        if m:
+            holds(where, line, div(interval(m[2]), (int(m[1]), int(m[1]))), m[3])
+        # 3^(s/2) = e^(0.549·s) and e^(s/√3) = e^(0.577·s)
+        m = re.search(rf"3\^\(s/(\d+)\) = e\^\(({NUM})·s\) where the exact rule uses e\^\(s/√\w+\) = e\^\(({NUM})·s\)", line)
+        if m:
+            holds(where, line, (math.log(3) / int(m[1]),) * 2, m[2])
+    # the worked sums of --why: "  = t + t + ..." lines then "  = total"
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("  = ") and not re.fullmatch(rf"  = {NUM}", lines[i]):
+            terms = lines[i][4:]
+            j = i + 1
+            while j < len(lines) and lines[j].startswith("    "):
+                terms += " " + lines[j].strip()
+                j += 1
+            if j < len(lines) and re.fullmatch(rf"  = {NUM}", lines[j]):
+                total = lines[j][4:]
+                if "more terms" not in terms:
+                    got = (0.0, 0.0)
+                    for term in re.split(r" \+ ", terms):
+                        term = re.sub(r" \[[^\]]*\]$", "", term.strip())
+                        term = re.sub(r" \(the bias \w+\)$", "", term)
+                        factors = [f.strip("()") for f in term.split("·")]
+                        piece = (1.0, 1.0)
+                        for f in factors:
+                            piece = mul(piece, interval(f))
+                        got = add(got, piece)
+                    holds(where, terms, got, total)
+                i = j
+        i += 1
+
+
+def sums_table(text, start):
+    """The Σ numbers of the attention table after position `start` (a column or a row)."""
+    sums = []
+    lines = text[start:].split("\n")
+    for k, line in enumerate(lines):
+        if line.startswith("━━") and k > 0:
+            break
+        if re.match(r"^\s+Σ\s+│", line):  # the Σ row of the column layout
+            sums += re.findall(NUM, line.split("│", 1)[1])
+        elif "│" in line and line.count("│") >= 2 and re.match(r"^\s+\S", line):
+            tail = line.rsplit("│", 1)[1].strip()
+            if re.fullmatch(NUM, tail):
+                sums.append(tail)
+    return sums
+
+
+def check_sums(where, text):
+    for m in re.finditer(r"Each (row|column) sums to 1 \(the Σ (column|row)\)", text):
+        checked["sums"] += 1
+        heading = text.rfind("━━", 0, m.start())
+        heading = text.rfind("\n", 0, heading) + 1
+        sums = sums_table(text, heading)
+        if not sums:
+            fail(where, f"'{m[0]}' but no Σ printed")
+        for s in sums:
+            if abs(float(s.replace("−", "-")) - 1.0) > 1e-4:
+                fail(where, f"'{m[0]}' but a sum is {s}")
+
+
+FORBIDDEN_IN_COLUMNS = [
+    r"\b[Rr]ow i\b", r"\beach row\b", r"\bEach row\b", r"\brow by row\b", r"[Rr]ows are queries",
+    r"\bits row of\b", r"\brow '[^']+' of (Q|K|V|A|X|S)", r"the Σ column",
+]
+
+
+def check_columns(where, text, over):
+    if over != "rows":
+        return  # softmax over keys (or everything) is, on screen, row by row: a mistake shown
+    flat = joined(text)
+    for line in flat.split("\n"):
+        for pattern in FORBIDDEN_IN_COLUMNS:
+            checked["columns"] += 1
+            if re.search(pattern, line):
+                fail(where, f"the column layout says {pattern!r}: {line.strip()!r}")
+
+
+def run(args):
+    p = subprocess.run([ATTN, "explain", *args, "--color", "never", "--width", "100"],
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def table_value(text, row, col):
+    """The number a step's table prints at (row label, column label)."""
+    header = None
+    for line in text.split("\n"):
+        if "│" not in line or line.strip().startswith("─"):
+            continue
+        left, right = line.split("│", 1)
+        cells = right.replace("│", " ").split()
+        if not left.strip():
+            header = cells
+            continue
+        if left.strip() == row and header and col in header:
+            raw = cells[header.index(col)]
+            return raw.rstrip("█▓▒░")
+    return None
+
+
+def configurations():
+    for layout, scale, over, mask, positions, heads, arith in itertools.product(
+            ["row", "col"], ["d_k", "none", "d_model", "--no-scale"], ["rows", "columns", "all"],
+            ["none", "causal"], ["none", "sinusoidal"], [1, 2], ["exact", "hand"]):
+        if layout == "col" and heads > 1:
+            continue  # the column layout is for one plain head
+        if over != "rows" and (scale != "d_k" or arith == "hand"):
+            continue  # one mistake at a time keeps the run count small
+        args = ["The cat sat on the mat", "--lowercase", "--layout", layout, "--softmax-over",
+                over, "--mask", mask, "--positions", positions, "--heads", str(heads), "--arith",
+                arith]
+        args += ["--no-scale"] if scale == "--no-scale" else ["--scale-by", scale]
+        if heads > 1:
+            args += ["--d-model", "6"]
+        yield args
+
+
+def cells_for(args, heads):
+    prefix = "head2." if heads > 1 else ""
+    cols = "col" in args[args.index("--layout") + 1]
+    # as shown: in the column layout the scores' rows are keys, their columns queries
+    dim = "2." if heads > 1 else ""  # a head's columns are labelled 2.q0, 2.z1, ...
+    pairs = [("scores", "cat", "sat"), ("scaled_scores", "on", "mat"), ("weights", "sat", "mat"),
+             ("weights", "mat", "cat"), ("output", "mat", dim + "z1"), ("Q", "on", dim + "q1")]
+    out = []
+    for step, a, b in pairs:
+        if step in ("output", "Q"):
+            r, c = (b, a) if cols else (a, b)  # z/q dimension labels are indices
+        else:
+            r, c = a, b
+        out.append(f"{prefix}{step}[{r},{c}]")
+    if "causal" in args:
+        out.append(f"{prefix}masked_scores[{'mat' if cols else 'sat'},{'sat' if cols else 'mat'}]")
+    return out
+
+
+def check(args):
+    where = " ".join(args[1:])
+    heads = int(args[args.index("--heads") + 1])
+    code, out, err = run(args)
+    if code != 0:
+        fail(where, f"exit {code}: {err.strip()}")
+        return
+    check_arithmetic(where, out)
+    check_sums(where, out)
+    cols = args[args.index("--layout") + 1] == "col"
+    over = args[args.index("--softmax-over") + 1]
+    if cols:
+        check_columns(where, out, over)
+    for cell in cells_for(args, heads):
+        code, why, err = run([*args, "--why", cell])
+        if code != 0:
+            fail(where + f" --why {cell}", f"exit {code}: {err.strip()}")
+            continue
+        check_arithmetic(where + f" --why {cell}", why)
+        if cols:
+            check_columns(where + f" --why {cell}", why, over)
+        m = re.search(rf"Why is .+? = ({NUM}|−∞)\?", why)
+        step = cell.split("[")[0]
+        r, c = cell[cell.index("[") + 1:-1].split(",")
+        code, shown, _ = run([*args, "--steps", step])
+        printed = table_value(shown, r, c)
+        checked["why"] += 1
+        if not m or printed is None:
+            fail(where + f" --why {cell}", f"no value to compare (why: {bool(m)}, table: {printed})")
+        elif m[1] == "−∞" or printed == "−∞":
+            if m[1] != printed:
+                fail(where + f" --why {cell}", f"--why says {m[1]} but the table shows {printed}")
+        elif abs(float(m[1].replace("−", "-")) - float(printed.replace("−", "-"))) > 1e-4:
+            fail(where + f" --why {cell}", f"--why says {m[1]} but the table shows {printed}")
+
+
+# The checker checks itself first: the false lines the issue found must fail, true ones pass.
+SELF_TEST = {
+    "Then scaled: S′[is, This] = S[is, This] / √d_k = 3.4729 / 1.7321 = 3.4729.": 1,
+    "Then scaled: S′[is, This] = S[is, This] / √d_k = 3.4729 / 1.7321 = 2.0051.": 0,
+    "Then scaled by hand: S′[x1, x2] = ⌊S[x1, x2] / 2⌋ = ⌊4 / 2⌋ = 3.": 1,
+    "  = 0.1200·(-0.4000) + 2·3\n  = 5.9520": 0,
+    "  = 0.1200·(-0.4000) + 2·3\n  = 6.0520": 1,
+    "  e^(0.4741 − 2.0051) = 0.2163 [is]": 0,
+    "  e^(0.4741 − 2.0051) = 0.2263 [is]": 1,
+    "Here d_k = 3, so √d_k = 1.7321. Scaling divides the variance of the scores by d_k exactly: "
+    "from 7.4438 (S) to 2.4813 (S′), close.": 0,
+    "Here d_k = 3, so √d_k = 1.7321. Scaling divides the variance of the scores by d_k exactly: "
+    "from 7.4438 (S) to 2.4838 (S′), close.": 1,
+}
+for text, expected in SELF_TEST.items():
+    before = len(failures)
+    check_arithmetic("self-test", text)
+    if len(failures) - before != expected:
+        print(f"FAIL: the checker {'missed' if expected else 'rejected'} {text!r}")
+        sys.exit(1)
+failures.clear()
+
+configs = list(configurations())
+with ThreadPoolExecutor(max_workers=4) as pool:
+    list(pool.map(check, configs))
+for f in failures[:40]:
+    print("FAIL:", f)
+if failures:
+    print(f"{len(failures)} failures in {len(configs)} runs")
+    sys.exit(1)
+print(f"ok: {len(configs)} runs; {checked['arithmetic']} arithmetic lines, {checked['sums']} sums, "
+      f"{checked['why']} --why cells against their tables, {checked['columns']} column-layout checks")
