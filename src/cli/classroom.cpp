@@ -1,6 +1,7 @@
 // `attn worksheet` and `attn check`: exercises by hand, and checking the answers.
 #include <sys/stat.h>
 
+#include <cmath>
 #include <filesystem>
 #include <ostream>
 
@@ -55,6 +56,10 @@ void configure_check(CLI::App& app, CheckOptions& o) {
                    "How far an answer may be from the right value (default 0.05, enough for "
                    "numbers rounded to two places along the way)")
         ->type_name("X");
+    app.add_option("--relative-tolerance", o.relative_tolerance,
+                   "Also accept an answer within this fraction of the right value (e.g. 0.01 "
+                   "for 1%), for large numbers; default 0")
+        ->type_name("R");
     app.add_option("--precision", o.precision, "Digits after the decimal point in the report")
         ->capture_default_str();
     app.add_flag("--ascii", o.ascii, "ASCII only");
@@ -119,14 +124,18 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
 }
 
 int run_check(const CheckOptions& o, Io& io) {
-    if (!(o.tolerance >= 0.0)) {
-        throw Error(ErrorKind::usage,
-                    fmt::format("--tolerance is {}, expected a number of at least 0", o.tolerance));
+    for (const auto& [name, value] : {std::pair{"--tolerance", o.tolerance},
+                                      std::pair{"--relative-tolerance", o.relative_tolerance}}) {
+        if (!(value >= 0.0) || !std::isfinite(value)) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("{} is {}, expected a number of at least 0", name, value));
+        }
     }
     const AnswerSheet sheet = read_answers(o.answers);
     const Loaded loaded = load_input(spec_of(sheet.worksheet));
     const Trace trace = explain(loaded.input, loaded.config);
-    const auto verdicts = check_answers(trace, sheet, o.tolerance);
+    const Tolerance tolerance{o.tolerance, o.relative_tolerance};
+    const auto verdicts = check_answers(trace, sheet, tolerance);
     if (verdicts.empty()) {
         throw Error(ErrorKind::input,
                     o.answers +
@@ -136,7 +145,7 @@ int run_check(const CheckOptions& o, Io& io) {
     TextStyle style;
     style.precision = o.precision;
     style.unicode = !o.ascii;
-    io.out << render_check_report(trace, verdicts, o.tolerance, style);
+    io.out << render_check_report(trace, verdicts, tolerance, style);
     const bool all_right = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) {
         return v.wrong.empty() && !v.wrong_shape;
     });

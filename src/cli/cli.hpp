@@ -124,6 +124,7 @@ struct WorksheetOptions {
 struct CheckOptions {
     std::string answers;
     double tolerance = 0.05;
+    double relative_tolerance = 0.0;
     int precision = 4;
     bool ascii = false;
 };

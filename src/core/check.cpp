@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "attn/core/check.hpp"
 #include "attn/core/error.hpp"
@@ -17,15 +18,15 @@ bool same_shape(const Cells& cells, std::size_t rows, std::size_t cols) {
            std::all_of(cells.begin(), cells.end(), [&](const auto& r) { return r.size() == cols; });
 }
 
-bool matches(const Answer& a, double expected, double tolerance) {
+bool matches(const Answer& a, double expected, const Tolerance& tolerance) {
     if (std::isinf(expected)) {
         return a.kind == Answer::Kind::minus_infinity;
     }
-    return a.kind == Answer::Kind::number && std::abs(a.value - expected) <= tolerance;
+    return a.kind == Answer::Kind::number && tolerance.allows(a.value, expected);
 }
 
 // Whether every answered cell of `cells` matches `m` (which must have the cells' shape).
-bool all_match(const Cells& cells, const Matrix& m, double tolerance) {
+bool all_match(const Cells& cells, const Matrix& m, const Tolerance& tolerance) {
     if (!same_shape(cells, m.rows(), m.cols())) {
         return false;
     }
@@ -51,7 +52,7 @@ Matrix weights_with(const Trace& t, const Head& head, const WeightsRule& rule) {
 
 // The mistakes students make most, recognised by recomputing with the mistake.
 Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const Cells& cells,
-                 double tolerance) {
+                 const Tolerance& tolerance) {
     const bool hand = t.rule.arith == Arith::hand;
     if (base == "scores") {
         if (all_match(cells, transpose(head.scores), tolerance)) {
@@ -72,12 +73,32 @@ Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const 
         if (all_match(cells, head.scores, tolerance)) {
             return Mistake::not_scaled;
         }
+        WeightsRule by_d_model = t.rule;
+        by_d_model.scale_by = ScaleBy::d_model;
+        by_d_model.scale_width = t.config.d_model;
+        const auto wrong = attention_weights(head.scores, t.mask ? &*t.mask : nullptr, by_d_model);
+        if (t.config.d_model != t.config.d_k &&
+            all_match(cells, base == "masked_scores" ? wrong.masked : wrong.scaled, tolerance)) {
+            return Mistake::scaled_by_d_model;
+        }
     }
     if (base == "weights") {
         WeightsRule unscaled = t.rule;
         unscaled.scale_by = ScaleBy::none;
         if (all_match(cells, weights_with(t, head, unscaled), tolerance)) {
             return Mistake::softmax_of_unscaled;
+        }
+        WeightsRule by_d_model = t.rule;
+        by_d_model.scale_by = ScaleBy::d_model;
+        by_d_model.scale_width = t.config.d_model;
+        if (t.config.d_model != t.config.d_k &&
+            all_match(cells, weights_with(t, head, by_d_model), tolerance)) {
+            return Mistake::scaled_by_d_model;
+        }
+        WeightsRule all = t.rule;
+        all.over = SoftmaxOver::all;
+        if (all_match(cells, weights_with(t, head, all), tolerance)) {
+            return Mistake::softmax_over_all;
         }
         WeightsRule columns = t.rule;
         columns.over = SoftmaxOver::columns;
@@ -107,7 +128,134 @@ Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const 
 
 }  // namespace
 
-std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet, double tolerance) {
+bool Tolerance::allows(double given, double expected) const noexcept {
+    return std::abs(given - expected) <= std::max(absolute, relative * std::abs(expected));
+}
+
+std::vector<std::string> inputs_of(const Trace& t, const std::string& id) {
+    const std::string prefix(id.substr(0, id.size() - base_id(id).size()));
+    const auto base = base_id(id);
+    const bool masked = t.mask.has_value();
+    if (base == "scores") {
+        return {prefix + "Q", prefix + "K"};
+    }
+    if (base == "scaled_scores") {
+        return {prefix + "scores"};
+    }
+    if (base == "masked_scores") {
+        return {prefix + "scaled_scores", prefix + "scores"};
+    }
+    if (base == "weights") {
+        if (masked) {
+            return {prefix + "masked_scores", prefix + "scaled_scores", prefix + "scores"};
+        }
+        return {prefix + "scaled_scores", prefix + "scores"};
+    }
+    if (base == "output") {
+        return {prefix + "weights", prefix + "V"};
+    }
+    return {};
+}
+
+namespace {
+
+// The student's answers to a step as a matrix, when every cell is answered.
+std::optional<Matrix> answered(const AnswerSheet& sheet, const std::string& id, Shape shape) {
+    const auto it = std::find(sheet.step_ids.begin(), sheet.step_ids.end(), id);
+    if (it == sheet.step_ids.end()) {
+        return std::nullopt;
+    }
+    const Cells& cells = sheet.answers[static_cast<std::size_t>(it - sheet.step_ids.begin())];
+    if (!same_shape(cells, shape.rows, shape.cols)) {
+        return std::nullopt;
+    }
+    Matrix m(shape.rows, shape.cols);
+    for (std::size_t r = 0; r < shape.rows; ++r) {
+        for (std::size_t c = 0; c < shape.cols; ++c) {
+            switch (cells[r][c].kind) {
+                case Answer::Kind::blank:
+                    return std::nullopt;
+                case Answer::Kind::minus_infinity:
+                    m(r, c) = -std::numeric_limits<double>::infinity();
+                    break;
+                case Answer::Kind::number:
+                    m(r, c) = cells[r][c].value;
+                    break;
+            }
+        }
+    }
+    return m;
+}
+
+// The step recomputed from the student's own answers to the steps it comes from, when the
+// student answered at least one of them (fully) and it differs from the right values; with
+// the id of the answered input it came from. Nothing otherwise.
+std::optional<std::pair<Matrix, std::string>> from_own_answers(const Trace& t, const Head& head,
+                                                               const Step& step,
+                                                               const AnswerSheet& sheet,
+                                                               const Tolerance& tolerance) {
+    const std::string prefix(step.id.substr(0, step.id.size() - base_id(step.id).size()));
+    const auto base = base_id(step.id);
+    const Mask* mask = t.mask ? &*t.mask : nullptr;
+    const auto own = [&](const std::string& name, const Matrix& right) {
+        return answered(sheet, prefix + name, {right.rows(), right.cols()});
+    };
+    const auto differs = [&](const Matrix& mine, const Matrix& right) {
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+            const double a = mine.data()[i];
+            const double b = right.data()[i];
+            if (std::isinf(a) != std::isinf(b) || (!std::isinf(a) && !tolerance.allows(a, b))) {
+                return true;
+            }
+        }
+        return false;
+    };
+    WeightsRule softmax_only = t.rule;  // the softmax of scores already scaled (and masked)
+    softmax_only.scale_by = ScaleBy::none;
+    if (base == "scores") {
+        const auto q = own("Q", head.q);
+        const auto k = own("K", head.k);
+        if ((q && differs(*q, head.q)) || (k && differs(*k, head.k))) {
+            return std::pair{matmul_transposed_reference(q ? *q : head.q, k ? *k : head.k),
+                             prefix + (q && differs(*q, head.q) ? "Q" : "K")};
+        }
+    } else if (base == "scaled_scores") {
+        if (const auto s = own("scores", head.scores); s && differs(*s, head.scores)) {
+            return std::pair{attention_weights(*s, nullptr, t.rule).scaled, prefix + "scores"};
+        }
+    } else if (base == "masked_scores") {
+        if (const auto s = own("scaled_scores", head.scaled_scores);
+            s && differs(*s, head.scaled_scores)) {
+            return std::pair{apply_mask(*s, *mask), prefix + "scaled_scores"};
+        }
+    } else if (base == "weights") {
+        if (mask != nullptr) {
+            if (const auto s = own("masked_scores", head.masked_scores);
+                s && differs(*s, head.masked_scores)) {
+                return std::pair{attention_weights(*s, nullptr, softmax_only).weights,
+                                 prefix + "masked_scores"};
+            }
+        }
+        if (const auto s = own("scaled_scores", head.scaled_scores);
+            s && differs(*s, head.scaled_scores)) {
+            return std::pair{attention_weights(*s, mask, softmax_only).weights,
+                             prefix + "scaled_scores"};
+        }
+    } else if (base == "output") {
+        const auto a = own("weights", head.attention);
+        const auto v = own("V", head.v);
+        if ((a && differs(*a, head.attention)) || (v && differs(*v, head.v))) {
+            return std::pair{matmul_reference(a ? *a : head.attention, v ? *v : head.v),
+                             prefix + (a && differs(*a, head.attention) ? "weights" : "V")};
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
+                                       const Tolerance& tolerance) {
     const auto& steps = teaching_steps(t);
     std::vector<StepVerdict> out;
     // in teaching order, whatever the order in the file
@@ -121,7 +269,7 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         v.step_id = step.id;
         v.n_cells = step.shape.rows * step.shape.cols;
         if (step.kind == StepKind::tokens || step.kind == StepKind::mask) {
-            throw Error(ErrorKind::input, sheet.path + ": answers." + step.id +
+            throw Error(ErrorKind::input, shown(sheet.path) + ": answers." + shown(step.id) +
                                               ": this step has no numbers to work out, expected "
                                               "a step such as scores or weights");
         }
@@ -138,13 +286,24 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         for (std::size_t r = 0; r < step.shape.rows; ++r) {
             for (std::size_t c = 0; c < step.shape.cols; ++c) {
                 const double expected = step.value(r, c);
-                if (!matches(cells[r][c], expected, tolerance)) {
-                    v.wrong.push_back({r, c, cells[r][c], expected});
+                if (matches(cells[r][c], expected, tolerance)) {
+                    continue;
+                }
+                v.wrong.push_back({r, c, cells[r][c], expected});
+                // transposed one by one: the right value of the mirror cell
+                if (step.shape.rows == step.shape.cols && r != c &&
+                    cells[r][c].kind != Answer::Kind::blank &&
+                    matches(cells[r][c], step.value(c, r), tolerance)) {
+                    v.swapped_cells.emplace_back(r, c);
                 }
             }
         }
         if (!v.wrong.empty()) {
             v.mistake = diagnose(t, head, base_id(step.id), cells, tolerance);
+            if (const auto own = from_own_answers(t, head, step, sheet, tolerance);
+                own && all_match(cells, own->first, tolerance)) {
+                v.follows_from = own->second;
+            }
         }
         out.push_back(std::move(v));
     }

@@ -281,6 +281,26 @@ std::vector<std::string> wrap(std::string_view text, std::size_t width, std::siz
     return lines;
 }
 
+std::vector<std::string> wrap_lines(std::string_view text, std::size_t width) {
+    std::vector<std::string> out;
+    while (!text.empty()) {
+        const auto end = std::min(text.find('\n'), text.size());
+        const std::string_view line = text.substr(0, end);
+        text.remove_prefix(std::min(end + 1, text.size()));
+        const auto indent = std::min(line.find_first_not_of(' '), line.size());
+        const std::string lead(indent, ' ');
+        const std::string more(indent + 2, ' ');
+        const auto pieces = wrap(line.substr(indent), width, indent, indent + 2);
+        if (pieces.empty()) {
+            out.emplace_back();
+        }
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+            out.push_back((i == 0 ? lead : more) + pieces[i]);
+        }
+    }
+    return out;
+}
+
 std::string heading_rule(std::string_view title, std::size_t width, bool unicode) {
     const std::size_t used = 3 + width_of(title) + 1;
     const std::size_t fill = width > used ? width - used : 2;

@@ -50,6 +50,10 @@ std::size_t width_of(std::string_view text);
 std::vector<std::string> wrap(std::string_view text, std::size_t width, std::size_t first = 0,
                               std::size_t rest = 0);
 
+/// Every line of `text` wrapped at `width`, its continuation lines indented two columns more
+/// than the line itself.
+std::vector<std::string> wrap_lines(std::string_view text, std::size_t width);
+
 /// "━━ title ━━━━━━" across `width` columns ("== title =====" in ASCII).
 std::string heading_rule(std::string_view title, std::size_t width, bool unicode);
 

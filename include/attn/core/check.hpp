@@ -59,6 +59,16 @@ enum class Mistake {
     mask_not_applied,      ///< the weights ignore the mask
     e_instead_of_3,        ///< by hand, e^x used in place of 3^x
     columns_of_weights,    ///< Aᵀ · V instead of A · V
+    softmax_over_all,      ///< one softmax over the whole matrix instead of each row
+    scaled_by_d_model,     ///< divided by √d_model instead of √d_k
+};
+
+/// How far an answer may be from the right value: within `absolute`, or within `relative`
+/// times the right value's size, whichever allows more.
+struct Tolerance {
+    double absolute = 0.05;
+    double relative = 0.0;
+    [[nodiscard]] bool allows(double given, double expected) const noexcept;
 };
 
 /// The verdict on one answered step.
@@ -69,11 +79,23 @@ struct StepVerdict {
     /// The shape of the answer, when it is not the step's.
     std::optional<std::pair<std::size_t, std::size_t>> wrong_shape;
     Mistake mistake = Mistake::none;  ///< the likely mistake, when one is recognised
+    /// Cells that hold the right value of their mirror cell (j, i): transposed one by one.
+    std::vector<std::pair<std::size_t, std::size_t>> swapped_cells;
+    /// The step whose answers this step was recomputed from, when the student answered it
+    /// wrongly and this step follows from those wrong answers correctly: "only the scores are
+    /// wrong". Empty otherwise.
+    std::string follows_from;
 };
 
-/// Checks `sheet` against `trace` (made from sheet.worksheet). `tolerance` is absolute.
+/// Checks `sheet` against `trace` (made from sheet.worksheet), each step twice: against the
+/// right values, and against the values that follow from the student's own answers to the
+/// steps before it.
 std::vector<StepVerdict> check_answers(const Trace& trace, const AnswerSheet& sheet,
-                                       double tolerance);
+                                       const Tolerance& tolerance);
+
+/// The steps that `id` is computed from, nearest first: scores from Q and K, weights from the
+/// masked or scaled scores, ... (one head's steps; ids as in the worksheet).
+std::vector<std::string> inputs_of(const Trace& trace, const std::string& id);
 
 /// The ids a worksheet leaves blank by default: everything computed.
 std::vector<std::string> default_blank_steps(const Trace& trace);

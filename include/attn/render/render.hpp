@@ -107,6 +107,6 @@ std::string render_answers_template(const Trace& trace, const std::vector<std::s
 
 /// The report of attn check, for people.
 std::string render_check_report(const Trace& trace, const std::vector<StepVerdict>& verdicts,
-                                double tolerance, const TextStyle& style);
+                                const Tolerance& tolerance, const TextStyle& style);
 
 }  // namespace attn

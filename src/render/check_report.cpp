@@ -1,0 +1,185 @@
+// The report of attn check: each answered step against the right values and against the
+// student's own answers before it, the likely mistakes in words, and where to start.
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "attn/render/render.hpp"
+#include "lesson.hpp"
+#include "notation.hpp"
+#include "toolkit.hpp"
+
+namespace attn {
+namespace {
+
+// The likely mistake, in words.
+std::string mistake_text(Mistake m, const Trace& t) {
+    const bool hand = t.rule.arith == Arith::hand;
+    switch (m) {
+        case Mistake::none:
+            break;
+        case Mistake::swapped_scores:
+            return "rows and columns are swapped: in S = Q · Kᵀ the rows are queries and the "
+                   "columns keys (you computed K · Qᵀ)";
+        case Mistake::k_not_transposed:
+            return "S = Q · Kᵀ is tokens × tokens: did you forget to transpose K?";
+        case Mistake::masked_not_infinite:
+            return "masked cells must be −∞, not a number such as 0: −∞ is what makes their "
+                   "weight exactly 0 after softmax";
+        case Mistake::not_scaled:
+            return "you forgot to scale: S′ = S / √d_k" +
+                   std::string(hand ? " (by hand, ⌊S / r⌋)" : "");
+        case Mistake::softmax_of_unscaled:
+            return "you forgot to scale before softmax: softmax(S′) with S′ = S / √d_k, not "
+                   "softmax(S)";
+        case Mistake::softmax_over_columns:
+            return "softmax over the wrong axis: each row (one query, over all keys) must sum to "
+                   "1, not each column";
+        case Mistake::softmax_over_all:
+            return "one softmax over the whole matrix: each row (one query's scores) has its "
+                   "own softmax, so that each row sums to 1";
+        case Mistake::scaled_by_d_model:
+            return fmt::format(
+                "you divided by √d_model = √{}: the rule divides by √d_k = √{}, "
+                "the width of the queries and keys",
+                t.config.d_model, t.config.d_k);
+        case Mistake::mask_not_applied:
+            return "the mask was not applied: masked cells must be −∞ before softmax, so that "
+                   "their weight is 0";
+        case Mistake::e_instead_of_3:
+            return "you used e^x: by hand the rule is 3^x";
+        case Mistake::columns_of_weights:
+            return "you used the columns of A as weights: Z = A · V takes each row of A";
+    }
+    return "";
+}
+
+// The answered steps that depend on `id`, directly or through other steps.
+std::set<std::string> depending_on(const Trace& t, const std::string& id) {
+    std::set<std::string> out;
+    bool grew = true;
+    while (grew) {
+        grew = false;
+        for (const Step& s : teaching_steps(t)) {
+            if (out.contains(s.id)) {
+                continue;
+            }
+            for (const auto& input : inputs_of(t, s.id)) {
+                if (input == id || out.contains(input)) {
+                    out.insert(s.id);
+                    grew = true;
+                    break;
+                }
+            }
+        }
+    }
+    return out;
+}
+
+std::string step_title(const Trace& t, const Step& step) {
+    return step.number + " · " + lesson::title(t, step) + " " +
+           notation::symbol(step.symbol, notation::Style::unicode);
+}
+
+}  // namespace
+
+std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
+                                const Tolerance& tolerance, const TextStyle& style) {
+    // every number of the report, given or expected, in one format
+    const auto num = [&](double x) { return format_tidy(x, style.precision, true); };
+    const auto given = [&](const Answer& a) -> std::string {
+        switch (a.kind) {
+            case Answer::Kind::blank:
+                return "blank";
+            case Answer::Kind::minus_infinity:
+                return "−∞";
+            case Answer::Kind::number:
+                return num(a.value);
+        }
+        return "";
+    };
+    std::string out;
+    const StepVerdict* first_wrong = nullptr;
+    std::size_t n_wrong = 0;
+    std::size_t n_cells = 0;
+    for (const auto& v : verdicts) {
+        n_cells += v.n_cells;
+        const bool ok = v.wrong.empty() && !v.wrong_shape;
+        const Step& step = *find_step(t, v.step_id);
+        const std::string title = step_title(t, step);
+        if (ok) {
+            out += fmt::format("✓ {}: all {} cells right\n", title, v.n_cells);
+            continue;
+        }
+        if (first_wrong == nullptr && v.follows_from.empty()) {
+            first_wrong = &v;
+        }
+        if (v.wrong_shape) {
+            n_wrong += v.n_cells;
+            out += fmt::format("✗ {}: the answer is {}×{}, expected {}×{}\n", title,
+                               v.wrong_shape->first, v.wrong_shape->second, step.shape.rows,
+                               step.shape.cols);
+        } else {
+            n_wrong += v.wrong.size();
+            out += fmt::format("✗ {}: {} of {} cells wrong or blank\n", title, v.wrong.size(),
+                               v.n_cells);
+            for (const auto& w : v.wrong) {
+                out += fmt::format("    {}[{}, {}]: {}, expected {}\n", v.step_id,
+                                   toolkit::terminal(step.row_labels[w.row]),
+                                   toolkit::terminal(step.col_labels[w.col]), given(w.given),
+                                   num(w.expected));
+            }
+        }
+        if (!v.follows_from.empty()) {
+            const Step& input = *find_step(t, v.follows_from);
+            out += fmt::format(
+                "    but they follow correctly from your answers to step {} ({}): only those "
+                "are wrong, this step is worked out right\n",
+                input.number, lesson::title(t, input));
+        } else if (v.mistake != Mistake::none) {
+            out += "    likely mistake: " + mistake_text(v.mistake, t) + "\n";
+        } else if (!v.swapped_cells.empty()) {
+            std::string cells;
+            for (const auto& [r, c] : v.swapped_cells) {
+                cells += fmt::format("{}[{}, {}]", cells.empty() ? "" : ", ",
+                                     toolkit::terminal(step.row_labels[r]),
+                                     toolkit::terminal(step.col_labels[c]));
+            }
+            out += fmt::format(
+                "    likely mistake: {} {} the value of the mirror cell (row and column "
+                "swapped)\n",
+                cells, v.swapped_cells.size() == 1 ? "holds" : "hold");
+        }
+    }
+    const std::string within =
+        tolerance.relative > 0.0
+            ? fmt::format("tolerance {} or {}%", tolerance.absolute, tolerance.relative * 100.0)
+            : fmt::format("tolerance {}", tolerance.absolute);
+    if (n_wrong == 0) {
+        out += fmt::format("\nAll {} answers are right ({}).\n", n_cells,
+                           tolerance.relative > 0.0 ? within
+                                                    : fmt::format("within {}", tolerance.absolute));
+    } else {
+        out += fmt::format("\n{} of {} answers are wrong or blank ({}).", n_wrong, n_cells, within);
+        if (first_wrong != nullptr) {
+            const Step& step = *find_step(t, first_wrong->step_id);
+            const auto later = depending_on(t, first_wrong->step_id);
+            const bool later_answered =
+                std::any_of(verdicts.begin(), verdicts.end(),
+                            [&](const StepVerdict& v) { return later.contains(v.step_id); });
+            out += fmt::format(" The first mistake is in step {}{}", step_title(t, step),
+                               later_answered ? ": later steps use it and may be wrong only "
+                                                "because of it, so start there."
+                                              : ".");
+        }
+        out += "\n";
+    }
+    std::string wrapped;
+    for (const auto& line : toolkit::wrap_lines(out, style.width)) {
+        wrapped += line + "\n";
+    }
+    return style.unicode ? wrapped : toolkit::to_ascii(wrapped);
+}
+
+}  // namespace attn
