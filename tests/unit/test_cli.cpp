@@ -97,8 +97,9 @@ TEST_CASE("cli: --help, --version and no subcommand", "[cli]") {
     CHECK_THAT(top.out, Catch::Contains("explain"));
     const auto version = run({"--version"});
     CHECK(version.code == 0);
-    CHECK_THAT(version.out,
-               Catch::StartsWith("attn 0.") && Catch::Contains("CLI11") && Catch::Contains("fmt"));
+    CHECK_THAT(version.out, Catch::StartsWith("attn 0.") && Catch::Contains("CLI11") &&
+                                Catch::Contains("fmt") && Catch::Contains("\nUnicode 1") &&
+                                Catch::Contains(" (utf8proc 2."));
     CHECK(run({}).code == 2);
 }
 
