@@ -218,6 +218,9 @@ TEST_CASE("lowercase: Greek capital sigma ends a word as ς", "[tokenizer][unico
     CHECK(to_lower("ΑΣ\u0301") == "ας\u0301");  // marks after it do not count
     CHECK(to_lower("ΑΣ\u0301Β") == "ασ\u0301β");
     CHECK(to_lower("ΣΣ") == "σς");
+    // Unicode also skips a full stop (it is case-ignorable) and says ασ.β; attn's words
+    // tokenizer ends the word there, and so does its rule (docs/design.md, Unicode)
+    CHECK(to_lower("ΑΣ.Β") == "ας.β");
     CHECK(to_lower("Ἀθῆναι ΚΌΣΜΟΣ") == "ἀθῆναι κόσμος");
     CHECK(to_lower("ΣA\xFF") == "σa\xFF");  // bytes that are not UTF-8 are kept
 }
