@@ -61,10 +61,11 @@ struct Cluster {
     CharClass cls;
 };
 
-// The clusters of valid UTF-8 `text`, their class taken from their first code point. A
-// cluster can start with white space or a format character only when marks or joiners
-// follow it (a space with a combining accent on it, a prepended Arabic sign); that part is
-// dropped like any white space, and what follows is classified on its own.
+// The clusters of valid UTF-8 `text`, each with the class of its first code point that is
+// not white space or a format character. A cluster starts with one of those only when marks
+// or joiners follow it (a space with a combining accent on it), which then stand alone
+// without the space, or when it is a prepended sign (the Arabic number sign before its
+// digits), which stays with the characters it is written before.
 std::vector<Cluster> clusters(std::string_view text) {
     std::vector<Cluster> out;
     while (!text.empty()) {

@@ -170,6 +170,10 @@ TEST_CASE("words: every separator, control and format character separates tokens
     // zero-width space, byte order mark, soft hyphen: invisible, never inside a token
     CHECK(tokenize("\uFEFFa\u200Bb c\u00ADd", {}) == Tokens{"a", "b", "c", "d"});
     CHECK_THROWS_AS(tokenize("\u200B\uFEFF\u2060", {}), attn::Error);
+    // but a prepended format character stays with what it is written before: the Arabic
+    // number sign and its digits are one character
+    CHECK(tokenize("\u0600\u0661\u0662 x", chars_mode()) == Tokens{"\u0600\u0661", "\u0662", "x"});
+    CHECK(tokenize("\u0600\u0661\u0662 x", {}) == Tokens{"\u0600\u0661\u0662", "x"});
 }
 
 TEST_CASE("a combining mark with no character before it is a token of its own",
