@@ -7,21 +7,23 @@
 #include <CLI/CLI.hpp>
 
 #include "attn/core/error.hpp"
+#include "attn/core/utf8.hpp"
 #include "attn/version.hpp"
 #include "cli.hpp"
 
 namespace attn::cli {
 
 std::string version_text() {
-    return fmt::format("attn {}\nbuilt with CLI11 {}, fmt {}.{}.{}, {} {}.{}.{}\n", version,
-                       CLI11_VERSION, FMT_VERSION / 10000, FMT_VERSION / 100 % 100,
-                       FMT_VERSION % 100,
+    // the tokens of a sentence depend on the Unicode data of the utf8proc that attn runs with
+    return fmt::format(
+        "attn {}\nbuilt with CLI11 {}, fmt {}.{}.{}, {} {}.{}.{}\nUnicode {} (utf8proc {})\n",
+        version, CLI11_VERSION, FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100,
 #if defined(__clang__)
-                       "clang", __clang_major__, __clang_minor__, __clang_patchlevel__
+        "clang", __clang_major__, __clang_minor__, __clang_patchlevel__,
 #else
-                       "g++", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__
+        "g++", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__,
 #endif
-    );
+        utf8::unicode_version(), utf8::utf8proc_version());
 }
 
 std::string_view flag_of(Field field) noexcept {

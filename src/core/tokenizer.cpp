@@ -1,136 +1,181 @@
 #include "attn/core/tokenizer.hpp"
 
+#include <utf8proc.h>
+
+#include <array>
+
 #include "attn/core/error.hpp"
 #include "attn/core/utf8.hpp"
 
 namespace attn {
 namespace {
 
-enum class CharClass { space, word, symbol, extend };
+// The code points that Unicode's full default lowercase mapping (SpecialCasing.txt) treats
+// apart from the simple one-to-one mapping utf8proc_tolower gives: İ is the only character
+// whose lowercase is two code points, and Σ depends on its context.
+constexpr char32_t capital_i_with_dot = 0x0130;  // İ → i + U+0307
+constexpr char32_t combining_dot_above = 0x0307;
+constexpr char32_t capital_sigma = 0x03A3;  // Σ → σ, or ς at the end of a word
+constexpr char32_t small_final_sigma = 0x03C2;
+// VARIATION SELECTOR-16, which asks for a character's emoji form
+constexpr std::string_view emoji_presentation = "\uFE0F";
 
-bool is_space(char32_t cp) {
-    return cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
-           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-           cp == 0x205F || cp == 0x3000;
+utf8proc_category_t category(char32_t cp) {
+    return utf8proc_category(static_cast<utf8proc_int32_t>(cp));
 }
 
-// Code points that extend the character before them instead of starting a new one.
-bool is_extend(char32_t cp) {
-    return (cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x0483 && cp <= 0x0489) ||
-           (cp >= 0x1AB0 && cp <= 0x1AFF) || (cp >= 0x1DC0 && cp <= 0x1DFF) ||
-           (cp >= 0x20D0 && cp <= 0x20FF) || (cp >= 0xFE00 && cp <= 0xFE0F) ||
-           (cp >= 0xFE20 && cp <= 0xFE2F) || (cp >= 0x1F3FB && cp <= 0x1F3FF) ||
-           (cp >= 0xE0020 && cp <= 0xE007F) || (cp >= 0xE0100 && cp <= 0xE01EF) || cp == 0x200D;
-}
-
-bool is_symbol(char32_t cp) {
-    if (cp < 0x80) {
-        // ASCII punctuation and symbols; '_' counts as a word character, as in regex \w
-        return cp != '_' && ((cp >= 0x21 && cp <= 0x2F) || (cp >= 0x3A && cp <= 0x40) ||
-                             (cp >= 0x5B && cp <= 0x60) || (cp >= 0x7B && cp <= 0x7E));
-    }
-    return (cp >= 0xA1 && cp <= 0xBF && cp != 0xAA && cp != 0xB2 && cp != 0xB3 && cp != 0xB5 &&
-            cp != 0xB9 && cp != 0xBA && cp != 0xBC && cp != 0xBD && cp != 0xBE) ||
-           cp == 0xD7 || cp == 0xF7 || cp == 0x037E || cp == 0x0387 ||
-           (cp >= 0x055A && cp <= 0x055F) || cp == 0x0589 || cp == 0x060C || cp == 0x061F ||
-           cp == 0x06D4 || cp == 0x0964 || cp == 0x0965 || (cp >= 0x2010 && cp <= 0x2027) ||
-           (cp >= 0x2030 && cp <= 0x205E) || (cp >= 0x20A0 && cp <= 0x20CF) ||
-           (cp >= 0x2100 && cp <= 0x214F) || (cp >= 0x2190 && cp <= 0x2BFF) ||
-           (cp >= 0x2E00 && cp <= 0x2E7F) || (cp >= 0x3001 && cp <= 0x3003) ||
-           (cp >= 0x3008 && cp <= 0x3011) || (cp >= 0x3014 && cp <= 0x301F) ||
-           (cp >= 0xFE10 && cp <= 0xFE19) || (cp >= 0xFE30 && cp <= 0xFE6F) ||
-           (cp >= 0xFF01 && cp <= 0xFF0F) || (cp >= 0xFF1A && cp <= 0xFF20) ||
-           (cp >= 0xFF3B && cp <= 0xFF40) || (cp >= 0xFF5B && cp <= 0xFF65) ||
-           (cp >= 0x1F000 && cp <= 0x1FAFF);
-}
+// What a code point is to the words tokenizer.
+enum class CharClass { space, word, mark, symbol };
 
 CharClass classify(char32_t cp) {
-    if (is_space(cp)) {
-        return CharClass::space;
+    switch (category(cp)) {
+        case UTF8PROC_CATEGORY_LU:
+        case UTF8PROC_CATEGORY_LL:
+        case UTF8PROC_CATEGORY_LT:
+        case UTF8PROC_CATEGORY_LM:
+        case UTF8PROC_CATEGORY_LO:
+        case UTF8PROC_CATEGORY_ND:
+        case UTF8PROC_CATEGORY_NL:
+        case UTF8PROC_CATEGORY_NO:
+        case UTF8PROC_CATEGORY_PC:  // connector punctuation: '_', as in the regex \w
+            return CharClass::word;
+        case UTF8PROC_CATEGORY_MN:
+        case UTF8PROC_CATEGORY_MC:
+        case UTF8PROC_CATEGORY_ME:
+            return CharClass::mark;
+        case UTF8PROC_CATEGORY_ZS:
+        case UTF8PROC_CATEGORY_ZL:
+        case UTF8PROC_CATEGORY_ZP:
+        case UTF8PROC_CATEGORY_CC:
+        case UTF8PROC_CATEGORY_CF:  // invisible: soft hyphen, zero-width space, BOM, ...
+            return CharClass::space;
+        default:  // punctuation, symbols, private use, unassigned (and surrogates: never here)
+            return CharClass::symbol;
     }
-    if (is_extend(cp)) {
-        return CharClass::extend;
-    }
-    if (is_symbol(cp)) {
-        return CharClass::symbol;
-    }
-    return CharClass::word;
 }
 
-bool is_regional_indicator(char32_t cp) {
-    return cp >= 0x1F1E6 && cp <= 0x1F1FF;
-}
-
-char32_t to_lower(char32_t cp) {
-    if (cp >= 'A' && cp <= 'Z') {
-        return cp + 32;
-    }
-    if (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) {
-        return cp + 32;  // Latin-1 capitals
-    }
-    if (cp >= 0x391 && cp <= 0x3A9 && cp != 0x3A2) {
-        return cp + 32;  // Greek capitals
-    }
-    if (cp >= 0x388 && cp <= 0x38A) {
-        return cp + 37;  // Greek capitals with tonos: Έ Ή Ί
-    }
-    if (cp == 0x386) {
-        return 0x3AC;
-    }
-    if (cp == 0x38C) {
-        return 0x3CC;
-    }
-    if (cp == 0x38E || cp == 0x38F) {
-        return cp + 63;
-    }
-    if (cp >= 0x410 && cp <= 0x42F) {
-        return cp + 32;  // Cyrillic capitals
-    }
-    if (cp >= 0x400 && cp <= 0x40F) {
-        return cp + 80;  // Cyrillic Ѐ..Џ
-    }
-    return cp;
-}
-
-// One user-perceived character: a base code point and what extends it.
+// One user-perceived character (an extended grapheme cluster) and what it is to the words
+// tokenizer.
 struct Cluster {
-    std::string text;
+    std::string_view text;
     CharClass cls;
 };
 
-std::vector<Cluster> clusters(std::string_view sentence, bool lowercase) {
-    if (const auto bad = utf8::first_invalid(sentence)) {
-        throw errors::invalid_utf8("the sentence", *bad,
-                                   static_cast<unsigned char>(sentence[*bad]));
-    }
+// The clusters of valid UTF-8 `text`, each with the class of its first code point that is
+// not white space or a format character. A cluster starts with one of those only when marks
+// or joiners follow it (a space with a combining accent on it), which then stand alone
+// without the space, or when it is a prepended sign (the Arabic number sign before its
+// digits), which stays with the characters it is written before.
+std::vector<Cluster> clusters(std::string_view text) {
     std::vector<Cluster> out;
-    bool join_next = false;  // after a zero-width joiner the next code point joins too
-    std::size_t i = 0;
-    while (i < sentence.size()) {
-        const auto d = *utf8::decode(sentence.substr(i));
-        i += d.length;
-        char32_t cp = lowercase ? to_lower(d.code_point) : d.code_point;
-        CharClass cls = classify(cp);
-        const bool joins = !out.empty() && out.back().cls != CharClass::space &&
-                           (cls == CharClass::extend || join_next ||
-                            (is_regional_indicator(cp) && out.back().text.size() == 4 &&
-                             is_regional_indicator(utf8::decode(out.back().text)->code_point)));
-        join_next = cp == 0x200D;
-        if (joins) {
-            utf8::append(out.back().text, cp);
+    while (!text.empty()) {
+        std::string_view cluster = text.substr(0, utf8::grapheme_length(text));
+        text.remove_prefix(cluster.size());
+        CharClass cls = CharClass::space;
+        std::size_t skipped = 0;
+        while (skipped < cluster.size()) {
+            const auto d = *utf8::decode(cluster.substr(skipped));
+            cls = classify(d.code_point);
+            if (cls != CharClass::space) {
+                break;
+            }
+            skipped += d.length;
+        }
+        if (cls == CharClass::space) {
+            out.push_back({cluster, cls});
             continue;
         }
-        if (cls == CharClass::extend) {
-            cls = CharClass::symbol;  // a mark with nothing to attach to stands alone
+        if (cls == CharClass::mark) {
+            // nothing to attach to: the marks stand alone, without the space before them
+            cluster.remove_prefix(skipped);
+            cls = CharClass::symbol;
+        } else if (cluster.find(emoji_presentation) != std::string_view::npos) {
+            cls = CharClass::symbol;  // an emoji, even a keycap 1️⃣ that starts with a digit
         }
-        Cluster c{{}, cls};
-        utf8::append(c.text, cp);
-        out.push_back(std::move(c));
+        out.push_back({cluster, cls});
     }
     return out;
 }
 
+bool cased(char32_t cp) {
+    const auto c = category(cp);
+    return c == UTF8PROC_CATEGORY_LU || c == UTF8PROC_CATEGORY_LL || c == UTF8PROC_CATEGORY_LT;
+}
+
+// Unicode's Case_Ignorable, as far as the general category tells it (the property also
+// holds the apostrophe, full stop and colon, which attn's word tokens never contain).
+bool case_ignorable(char32_t cp) {
+    const auto c = category(cp);
+    return c == UTF8PROC_CATEGORY_MN || c == UTF8PROC_CATEGORY_ME || c == UTF8PROC_CATEGORY_CF ||
+           c == UTF8PROC_CATEGORY_LM || c == UTF8PROC_CATEGORY_SK;
+}
+
+// A code point of a text, or a byte that is not UTF-8 (kept as it is).
+struct Unit {
+    char32_t code_point;
+    std::size_t offset;
+    bool valid;
+};
+
+std::vector<Unit> units(std::string_view text) {
+    std::vector<Unit> out;
+    out.reserve(text.size());
+    std::size_t i = 0;
+    while (i < text.size()) {
+        if (const auto d = utf8::decode(text.substr(i))) {
+            out.push_back({d->code_point, i, true});
+            i += d->length;
+        } else {
+            out.push_back({0, i, false});
+            ++i;
+        }
+    }
+    return out;
+}
+
+// Unicode's Final_Sigma condition for the Σ at `i`: a cased letter before it and none after
+// it, skipping case-ignorable code points on both sides.
+bool ends_word(const std::vector<Unit>& u, std::size_t i) {
+    bool after_letter = false;
+    for (std::size_t j = i; j-- > 0;) {
+        if (!u[j].valid || !case_ignorable(u[j].code_point)) {
+            after_letter = u[j].valid && cased(u[j].code_point);
+            break;
+        }
+    }
+    if (!after_letter) {
+        return false;
+    }
+    for (std::size_t j = i + 1; j < u.size(); ++j) {
+        if (!u[j].valid || !case_ignorable(u[j].code_point)) {
+            return !(u[j].valid && cased(u[j].code_point));
+        }
+    }
+    return true;
+}
+
 }  // namespace
+
+std::string to_lower(std::string_view text) {
+    const auto u = units(text);
+    std::string out;
+    out.reserve(text.size() + 8);
+    for (std::size_t i = 0; i < u.size(); ++i) {
+        const char32_t cp = u[i].code_point;
+        if (!u[i].valid) {
+            out += text[u[i].offset];
+        } else if (cp == capital_i_with_dot) {
+            utf8::append(out, U'i');
+            utf8::append(out, combining_dot_above);
+        } else if (cp == capital_sigma && ends_word(u, i)) {
+            utf8::append(out, small_final_sigma);
+        } else {
+            utf8::append(
+                out, static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp))));
+        }
+    }
+    return out;
+}
 
 std::string fold_case(std::string_view text) {
     std::string out;
@@ -142,24 +187,41 @@ std::string fold_case(std::string_view text) {
             out += text[i++];  // not UTF-8: leave the byte as it is
             continue;
         }
-        utf8::append(out, to_lower(d->code_point));
         i += d->length;
+        // a full case folding is at most three code points (ΐ → ι + U+0308 + U+0301)
+        std::array<utf8proc_int32_t, 4> folded{};
+        int boundclass = 0;  // used by UTF8PROC_CHARBOUND only
+        const utf8proc_ssize_t n = utf8proc_decompose_char(
+            static_cast<utf8proc_int32_t>(d->code_point), folded.data(),
+            static_cast<utf8proc_ssize_t>(folded.size()), UTF8PROC_CASEFOLD, &boundclass);
+        if (n < 0 || static_cast<std::size_t>(n) > folded.size()) {
+            utf8::append(out, d->code_point);  // cannot happen with Unicode 15's folding
+            continue;
+        }
+        for (utf8proc_ssize_t k = 0; k < n; ++k) {
+            utf8::append(out, static_cast<char32_t>(folded.at(static_cast<std::size_t>(k))));
+        }
     }
     return out;
 }
 
 std::vector<std::string> tokenize(std::string_view sentence, const TokenizerOptions& options) {
+    if (const auto bad = utf8::first_invalid(sentence)) {
+        throw errors::invalid_utf8("the sentence", *bad,
+                                   static_cast<unsigned char>(sentence[*bad]));
+    }
+    const std::string lowered = options.lowercase ? to_lower(sentence) : std::string();
+    const std::string_view text = options.lowercase ? std::string_view(lowered) : sentence;
     std::vector<std::string> tokens;
-    const auto chars = clusters(sentence, options.lowercase);
     if (options.mode == TokenMode::chars) {
-        for (const auto& c : chars) {
+        for (const auto& c : clusters(text)) {
             if (c.cls != CharClass::space) {
-                tokens.push_back(c.text);
+                tokens.emplace_back(c.text);
             }
         }
     } else {
         std::string word;
-        for (const auto& c : chars) {
+        for (const auto& c : clusters(text)) {
             if (c.cls == CharClass::word) {
                 word += c.text;
                 continue;
@@ -169,7 +231,7 @@ std::vector<std::string> tokenize(std::string_view sentence, const TokenizerOpti
                 word.clear();
             }
             if (c.cls == CharClass::symbol) {
-                tokens.push_back(c.text);
+                tokens.emplace_back(c.text);
             }
         }
         if (!word.empty()) {

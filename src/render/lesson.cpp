@@ -171,19 +171,24 @@ std::vector<SummaryItem> summary(const Trace& t) {
     if (!t.description.empty()) {
         lines.push_back({"lesson", t.description, {}});
     }
-    // a long sentence is cut: the tokens step shows them all (or their ends)
-    constexpr std::size_t shown_chars = 120;
+    // a long sentence is cut after 120 columns of whole characters (grapheme clusters): the
+    // tokens step shows them all (or their ends)
+    constexpr std::size_t shown_columns = 120;
     std::string sentence = t.sentence;
-    if (utf8::display_width(sentence) > shown_chars) {
+    if (utf8::display_width(sentence) > shown_columns) {
+        const std::string_view all(t.sentence);
         std::size_t cut = 0;
         std::size_t width = 0;
-        while (cut < sentence.size() && width < shown_chars) {
-            const auto d = utf8::decode(std::string_view(sentence).substr(cut));
-            cut += d ? d->length : 1;
-            ++width;
+        std::size_t characters = 0;
+        for (std::size_t i = 0; i < all.size(); ++characters) {
+            const std::size_t length = utf8::grapheme_length(all.substr(i));
+            width += utf8::display_width(all.substr(i, length));
+            i += length;
+            if (width <= shown_columns) {
+                cut = i;
+            }
         }
-        sentence = fmt::format("{} … ({} characters in all)", sentence.substr(0, cut),
-                               utf8::display_width(t.sentence));
+        sentence = fmt::format("{} … ({} characters in all)", all.substr(0, cut), characters);
     }
     lines.push_back(
         {"sentence",

@@ -336,10 +336,9 @@ std::string truncate(std::string_view s, std::size_t width, bool unicode) {
     std::size_t used = 0;
     std::size_t i = 0;
     while (i < s.size()) {
-        const auto d = utf8::decode(s.substr(i));
-        const std::size_t len = d ? d->length : 1;
-        const std::size_t w =
-            d ? static_cast<std::size_t>(utf8::code_point_width(d->code_point)) : 1;
+        // whole characters only: never half a flag or a mark without its letter
+        const std::size_t len = utf8::grapheme_length(s.substr(i));
+        const std::size_t w = utf8::display_width(s.substr(i, len));
         if (used + w + 1 > width) {
             break;
         }

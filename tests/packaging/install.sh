@@ -30,6 +30,8 @@ deb=$(ls "$dir"/attn_*.deb 2>/dev/null | head -1)
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
 echo "$depends" | grep -q "libc6" || fail "the .deb does not depend on libc6"
+# the Unicode data comes from Debian's utf8proc (docs/design.md, Unicode)
+echo "$depends" | grep -q "libutf8proc2" || fail "the .deb does not depend on libutf8proc2"
 # the C++ runtime is linked in and fmt is header-only (quicker start, docs/design.md): the
 # package needs neither
 for lib in libstdc++6 libfmt9; do

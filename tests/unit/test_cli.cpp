@@ -67,6 +67,17 @@ TEST_CASE("cli: options reach the walk-through", "[cli]") {
     CHECK(r.out.find("1.0000") == std::string::npos);
 }
 
+TEST_CASE("cli: --chars keeps Devanagari whole, --lowercase lowercases every letter", "[cli]") {
+    const auto chars = run({"explain", "नमस्ते", "--chars", "--steps", "1", "--color", "never"});
+    REQUIRE(chars.code == 0);
+    CHECK_THAT(chars.out, Catch::Contains("[0] न   [1] म   [2] स्"));
+    CHECK(chars.out.find("] \u094D") == std::string::npos);  // no lone virama
+    const auto lower =
+        run({"explain", "ÇAĞ ΟΔΟΣ", "--lowercase", "--steps", "1", "--color", "never"});
+    REQUIRE(lower.code == 0);
+    CHECK_THAT(lower.out, Catch::Contains("[0] çağ   [1] οδος"));
+}
+
 TEST_CASE("cli: --json - writes the dump to stdout instead of the text", "[cli]") {
     const auto r = run({"explain", "This is book", "--json", "-"});
     REQUIRE(r.code == 0);
@@ -86,8 +97,9 @@ TEST_CASE("cli: --help, --version and no subcommand", "[cli]") {
     CHECK_THAT(top.out, Catch::Contains("explain"));
     const auto version = run({"--version"});
     CHECK(version.code == 0);
-    CHECK_THAT(version.out,
-               Catch::StartsWith("attn 0.") && Catch::Contains("CLI11") && Catch::Contains("fmt"));
+    CHECK_THAT(version.out, Catch::StartsWith("attn 0.") && Catch::Contains("CLI11") &&
+                                Catch::Contains("fmt") && Catch::Contains("\nUnicode 1") &&
+                                Catch::Contains(" (utf8proc 2."));
     CHECK(run({}).code == 2);
 }
 

@@ -134,6 +134,31 @@ TEST_CASE("text: large inputs are elided to fit and say so", "[render][text]") {
     CHECK_THAT(text, Catch::Contains("The JSON dump (--json FILE) has every value."));
 }
 
+TEST_CASE("text: long labels and sentences are cut between whole characters", "[render][text]") {
+    // a row label is cut to 16 columns: 15 and the ellipsis, never within स्
+    std::string word;
+    for (int i = 0; i < 5; ++i) {
+        word += "नमस्ते";
+    }
+    attn::TextStyle style;
+    style.color = false;
+    const auto text = attn::render_text(seeded(word + " ok"), style);
+    CHECK_THAT(text, Catch::Contains("  नमस्तेनमस्तेनमस्तेनमस्… │"));
+    // the sentence in the header is cut after 120 columns (11 words of 10 columns and the
+    // spaces between them) and counts its characters, not its columns
+    std::string sentence;
+    std::string shown;
+    for (int i = 0; i < 30; ++i) {
+        sentence += "日本語の文 ";
+        if (i < 11) {
+            shown += i < 10 ? "日本語の文 " : "日本語の文";
+        }
+    }
+    style.width = 200;  // the header line unwrapped
+    const auto cut = attn::render_text(seeded(sentence), style);
+    CHECK_THAT(cut, Catch::Contains("sentence  \"" + shown + " … (180 characters in all)\": 30"));
+}
+
 TEST_CASE("text: a few more columns than fit are split into blocks", "[render][text]") {
     attn::Config c;
     c.d_model = 12;

@@ -91,3 +91,162 @@ TEST_CASE("display width counts wide characters twice and marks not at all", "[u
     CHECK(attn::utf8::display_width("👩‍💻") == 2);
     CHECK(attn::utf8::display_width("−∞") == 2);
 }
+
+namespace {
+
+TokenizerOptions chars_mode(bool lowercase = false) {
+    TokenizerOptions o;
+    o.mode = TokenMode::chars;
+    o.lowercase = lowercase;
+    return o;
+}
+
+TokenizerOptions lowercased() {
+    TokenizerOptions o;
+    o.lowercase = true;
+    return o;
+}
+
+bool starts_with_mark(const std::string& token) {
+    // the Devanagari virama, vowel sign e, and the Thai vowels and tone marks of the tests
+    for (const char* mark : {"\u094D", "\u0947", "\u0E31", "\u0E35", "\u0E49", "\u0301"}) {
+        if (token.rfind(mark, 0) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("chars: Devanagari keeps its virama and vowel signs on their consonant",
+          "[tokenizer][unicode]") {
+    const auto tokens = tokenize("नमस्ते", chars_mode());
+    for (const auto& t : tokens) {
+        INFO("token: " << t);
+        CHECK(t != "\u094D");  // no lone virama
+        CHECK_FALSE(starts_with_mark(t));
+    }
+    if (std::string(attn::utf8::unicode_version()) < "15.1") {
+        CHECK(tokens == Tokens{"न", "म", "स्", "ते"});
+    } else {
+        CHECK(tokens == Tokens{"न", "म", "स्ते"});  // Unicode 15.1 joins the conjunct
+    }
+    CHECK(tokenize("नमस्ते दुनिया", {}) == Tokens{"नमस्ते", "दुनिया"});
+    CHECK(tokenize("हिन्दी।", {}) == Tokens{"हिन्दी", "।"});  // the danda is punctuation
+}
+
+TEST_CASE("chars: Thai keeps its vowels and tone marks on their consonant",
+          "[tokenizer][unicode]") {
+    CHECK(tokenize("สวัสดี", chars_mode()) == Tokens{"ส", "วั", "ส", "ดี"});
+    // sara am is a spacing mark in the grapheme rules: "water" is one character
+    CHECK(tokenize("น้ำ", chars_mode()) == Tokens{"น้ำ"});
+    CHECK(tokenize("เก่ง", chars_mode()) == Tokens{"เ", "ก่", "ง"});  // sara e comes first
+    CHECK(tokenize("สวัสดี ครับ", {}) == Tokens{"สวัสดี", "ครับ"});
+}
+
+TEST_CASE("words: letters, marks and numbers of every script make words", "[tokenizer][unicode]") {
+    CHECK(tokenize("x² ½ ٣٤٥ Ⅻ", {}) == Tokens{"x²", "½", "٣٤٥", "Ⅻ"});
+    CHECK(tokenize("مرحبا بالعالم", {}) == Tokens{"مرحبا", "بالعالم"});
+    CHECK(tokenize("שָׁלוֹם", {}) == Tokens{"שָׁלוֹם"});  // Hebrew points are marks
+    CHECK(tokenize("한국어 東京", {}) == Tokens{"한국어", "東京"});
+    // connector punctuation joins words, as '_' does
+    CHECK(tokenize("a＿b a_b", {}) == Tokens{"a＿b", "a_b"});
+}
+
+TEST_CASE("words: punctuation and symbols of every script are tokens of their own",
+          "[tokenizer][unicode]") {
+    CHECK(tokenize("¿Qué? ¡Sí!", {}) == Tokens{"¿", "Qué", "?", "¡", "Sí", "!"});
+    CHECK(tokenize("5€ 3×4 a·b", {}) == Tokens{"5", "€", "3", "×", "4", "a", "·", "b"});
+    CHECK(tokenize("「東京」", {}) == Tokens{"「", "東京", "」"});
+    CHECK(tokenize("a\uE000b", {}) == Tokens{"a", "\uE000", "b"});  // private use
+}
+
+TEST_CASE("words: every separator, control and format character separates tokens",
+          "[tokenizer][unicode]") {
+    // no-break, em and ideographic spaces, line separator, NEL
+    CHECK(tokenize("a\u00A0b\u2003c\u3000d\u2028e\u0085f", {}) ==
+          Tokens{"a", "b", "c", "d", "e", "f"});
+    // zero-width space, byte order mark, soft hyphen: invisible, never inside a token
+    CHECK(tokenize("\uFEFFa\u200Bb c\u00ADd", {}) == Tokens{"a", "b", "c", "d"});
+    CHECK_THROWS_AS(tokenize("\u200B\uFEFF\u2060", {}), attn::Error);
+    // but a prepended format character stays with what it is written before: the Arabic
+    // number sign and its digits are one character
+    CHECK(tokenize("\u0600\u0661\u0662 x", chars_mode()) == Tokens{"\u0600\u0661", "\u0662", "x"});
+    CHECK(tokenize("\u0600\u0661\u0662 x", {}) == Tokens{"\u0600\u0661\u0662", "x"});
+}
+
+TEST_CASE("a combining mark with no character before it is a token of its own",
+          "[tokenizer][unicode]") {
+    CHECK(tokenize("\u0301a", {}) == Tokens{"\u0301", "a"});
+    CHECK(tokenize("a \u0301b", {}) == Tokens{"a", "\u0301", "b"});
+    CHECK(tokenize("a \u0301b", chars_mode()) == Tokens{"a", "\u0301", "b"});
+    // but after a letter it continues the word: Z with two marks, and decomposed é
+    CHECK(tokenize("Z\u0351\u0332oé", {}) == Tokens{"Z\u0351\u0332oé"});
+    CHECK(tokenize("Z\u0351\u0332o", chars_mode()) == Tokens{"Z\u0351\u0332", "o"});
+}
+
+TEST_CASE("emoji: ZWJ sequences, skin tones, keycaps and flags are one token each",
+          "[tokenizer][unicode]") {
+    CHECK(tokenize("👨‍👩‍👧", {}) == Tokens{"👨‍👩‍👧"});
+    CHECK(tokenize("our 👨‍👩‍👧 family", chars_mode()).at(3) == "👨‍👩‍👧");
+    CHECK(tokenize("hi👋🏿there 👍🏻", {}) ==
+          Tokens{"hi", "👋🏿", "there", "👍🏻"});
+    CHECK(tokenize("👋🏿👋🏻", chars_mode()) == Tokens{"👋🏿", "👋🏻"});
+    CHECK(tokenize("🧑🏽‍💻❤️‍🔥", {}) ==
+          Tokens{"🧑🏽‍💻", "❤️‍🔥"});
+    CHECK(tokenize("🇫🇷🇩🇪", {}) == Tokens{"🇫🇷", "🇩🇪"});
+    CHECK(tokenize("🇫🇷🇩🇪", chars_mode()) == Tokens{"🇫🇷", "🇩🇪"});
+    CHECK(tokenize("🏴󠁧󠁢󠁳󠁣󠁴󠁿!", {}) ==
+          Tokens{"🏴󠁧󠁢󠁳󠁣󠁴󠁿", "!"});
+    // a keycap is an emoji even though it starts with a digit
+    CHECK(tokenize("a1️⃣2", {}) == Tokens{"a", "1️⃣", "2"});
+}
+
+TEST_CASE("lowercase: Turkish letters follow Unicode's default mappings", "[tokenizer][unicode]") {
+    CHECK(tokenize("ÇAĞ", lowercased()) == Tokens{"çağ"});
+    // İ becomes i + U+0307 (so that it stays canonically the same letter), I becomes i and
+    // ı stays ı: the mappings of every locale, not Turkish ones
+    CHECK(tokenize("İSTANBUL IĞDIR ılık", lowercased()) ==
+          Tokens{"i\u0307stanbul", "iğdir", "ılık"});
+    CHECK(attn::to_lower("İ") == "i\u0307");
+    CHECK(tokenize("İ", chars_mode(true)) == Tokens{"i\u0307"});  // one character still
+}
+
+TEST_CASE("lowercase: Greek capital sigma ends a word as ς", "[tokenizer][unicode]") {
+    using attn::to_lower;
+    CHECK(to_lower("ΟΔΟΣ") == "οδος");
+    CHECK(tokenize("ΟΔΟΣ ΣΑΣ, ΣΟΦΙΑ.", lowercased()) == Tokens{"οδος", "σας", ",", "σοφια", "."});
+    CHECK(tokenize("ΟΔΟΣ", chars_mode(true)) == Tokens{"ο", "δ", "ο", "ς"});
+    CHECK(to_lower("Σ") == "σ");                // no letter before it: not the end of a word
+    CHECK(to_lower("ΑΣ\u0301") == "ας\u0301");  // marks after it do not count
+    CHECK(to_lower("ΑΣ\u0301Β") == "ασ\u0301β");
+    CHECK(to_lower("ΣΣ") == "σς");
+    // Unicode also skips a full stop (it is case-ignorable) and says ασ.β; attn's words
+    // tokenizer ends the word there, and so does its rule (docs/design.md, Unicode)
+    CHECK(to_lower("ΑΣ.Β") == "ας.β");
+    CHECK(to_lower("Ἀθῆναι ΚΌΣΜΟΣ") == "ἀθῆναι κόσμος");
+    CHECK(to_lower("ΣA\xFF") == "σa\xFF");  // bytes that are not UTF-8 are kept
+}
+
+TEST_CASE("fold_case: Unicode case folding, for case-insensitive lookup", "[tokenizer][unicode]") {
+    using attn::fold_case;
+    CHECK(fold_case("ΟΔΟΣ") == "οδοσ");
+    CHECK(fold_case("οδος") == "οδοσ");
+    CHECK(fold_case("οδοσ") == "οδοσ");
+    CHECK(fold_case("Straße") == "strasse");
+    CHECK(fold_case("STRASSE") == "strasse");
+    CHECK(fold_case("ÇAĞ") == "çağ");
+    CHECK(fold_case("ǅ") == "ǆ");
+    CHECK(fold_case("ΐ") == "ι\u0308\u0301");
+    // Turkish: the default folding, so I and i match, and ı matches only itself
+    CHECK(fold_case("I") == "i");
+    CHECK(fold_case("İ") == "i\u0307");
+    CHECK(fold_case("ı") == "ı");
+    CHECK(fold_case("A\xFF") == "a\xFF");
+    // folding what --lowercase gives is folding the original
+    for (const char* s : {"İSTANBUL", "ΟΔΟΣ ΣΑΣ", "Straße", "ǄEMAL", "МОСКВА", "ÉCOLE"}) {
+        INFO(s);
+        CHECK(fold_case(attn::to_lower(s)) == fold_case(s));
+    }
+}

@@ -1,5 +1,6 @@
 #pragma once
-/// UTF-8 decoding and display width, written for attn's tokenizer and terminal output.
+/// UTF-8 decoding, grapheme clusters and display width, for the tokenizer and terminal output.
+/// The Unicode data (Unicode 15 with Debian 12's utf8proc 2.8) comes from utf8proc.
 
 #include <cstddef>
 #include <cstdint>
@@ -26,11 +27,28 @@ std::optional<std::size_t> first_invalid(std::string_view text) noexcept;
 /// Appends the UTF-8 encoding of `cp` to `out`.
 void append(std::string& out, char32_t cp);
 
-/// How many terminal columns `text` takes: 2 for East Asian wide characters and emoji,
-/// 0 for combining marks and joiners, 1 otherwise. `text` must be valid UTF-8.
+/// The length in bytes of the extended grapheme cluster (Unicode Standard Annex #29) that
+/// starts `text`: a user-perceived character such as `e` + U+0301, the Devanagari `स्`, the
+/// Thai `ดี`, a flag, an emoji with its skin tone or a family joined by zero-width joiners.
+/// An invalid byte is a cluster of its own (length 1); empty `text` gives 0.
+std::size_t grapheme_length(std::string_view text) noexcept;
+
+/// How many terminal columns `text` takes, counted per grapheme cluster. An emoji sequence
+/// (a flag, a zero-width-joined sequence, an emoji with a skin tone or with the emoji
+/// variation selector U+FE0F) is one glyph of 2 columns. Any other cluster takes the sum of
+/// its code points' widths (code_point_width), except that Hangul vowel and final jamo take
+/// none after the syllable's first jamo. An invalid byte counts 1.
 std::size_t display_width(std::string_view text) noexcept;
 
-/// Columns taken by one code point (see display_width).
+/// Columns taken by one code point on its own (utf8proc_charwidth): 2 for East Asian wide
+/// and full-width characters and emoji, 0 for combining marks, format and control
+/// characters, 1 otherwise.
 int code_point_width(char32_t cp) noexcept;
+
+/// The version of Unicode whose data attn uses ("15.0.0" with Debian 12's utf8proc 2.8).
+std::string_view unicode_version() noexcept;
+
+/// The version of the utf8proc library that attn runs with ("2.8.0").
+std::string_view utf8proc_version() noexcept;
 
 }  // namespace attn::utf8
