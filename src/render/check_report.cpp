@@ -140,16 +140,17 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
         } else if (v.mistake != Mistake::none) {
             out += "    likely mistake: " + mistake_text(v.mistake, t) + "\n";
         } else if (!v.swapped_cells.empty()) {
-            std::string cells;
+            std::vector<std::string> cells;
             for (const auto& [r, c] : v.swapped_cells) {
-                cells += fmt::format("{}[{}, {}]", cells.empty() ? "" : ", ",
-                                     toolkit::terminal(step.row_labels[r]),
-                                     toolkit::terminal(step.col_labels[c]));
+                cells.push_back(fmt::format("{}[{}, {}]", v.step_id,
+                                            toolkit::terminal(step.row_labels[r]),
+                                            toolkit::terminal(step.col_labels[c])));
             }
             out += fmt::format(
-                "    likely mistake: {} {} the value of the mirror cell (row and column "
-                "swapped)\n",
-                cells, v.swapped_cells.size() == 1 ? "holds" : "hold");
+                "    likely mistake: {} {} the value of {} mirror cell, with row and column "
+                "swapped\n",
+                lesson::join_list(cells), cells.size() == 1 ? "holds" : "hold",
+                cells.size() == 1 ? "its" : "their");
         }
     }
     const std::string within =
