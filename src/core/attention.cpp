@@ -92,10 +92,14 @@ void check_finite(const Matrix& m, std::string_view name, const std::vector<std:
             if (std::isfinite(m(r, c))) {
                 continue;
             }
-            const double largest =
+            double largest =
                 std::max({largest_magnitude(in.x), largest_magnitude(in.positions),
                           largest_magnitude(in.weights.w_q), largest_magnitude(in.weights.w_k),
                           largest_magnitude(in.weights.w_v)});
+            if (in.qkv) {
+                largest = std::max({largest, largest_magnitude(in.qkv->q),
+                                    largest_magnitude(in.qkv->k), largest_magnitude(in.qkv->v)});
+            }
             std::array<char, 32> shown{};
             (void)std::snprintf(shown.data(), shown.size(), "%.3g", largest);
             throw Error(ErrorKind::input,
@@ -108,9 +112,36 @@ void check_finite(const Matrix& m, std::string_view name, const std::vector<std:
     }
 }
 
+// Q, K and V given directly: one head, Q and K of one width, one row per token each.
+void check_qkv(const Input& in, const Config& config) {
+    const auto n_tokens = in.tokens.size();
+    const GivenQkv& g = *in.qkv;
+    const auto check = [&](std::string_view name, const Matrix& m, std::size_t cols,
+                           std::string_view expected) {
+        if (m.rows() != n_tokens || m.cols() != cols) {
+            throw errors::shape_mismatch(shown(g.path), name, m.rows(), m.cols(), expected,
+                                         n_tokens, cols);
+        }
+    };
+    check("Q", g.q, config.d_k, "tokens × d_k");
+    check("K", g.k, config.d_k, "tokens × d_k (as wide as Q)");
+    check("V", g.v, config.d_v, "tokens × d_v");
+    if (config.n_heads != 1 || config.n_pad > 0 || !in.positions.empty()) {
+        throw Error(ErrorKind::internal, "Q, K and V given with heads, padding or positions");
+    }
+}
+
 void check_shapes(const Input& in, const Config& config) {
     const auto n_tokens = in.tokens.size();
     check_limit(Field::tokens, static_cast<long long>(n_tokens));
+    if (in.mask && (in.mask->rows() != n_tokens || in.mask->cols() != n_tokens)) {
+        throw errors::shape_mismatch("the mask", "M", in.mask->rows(), in.mask->cols(),
+                                     "tokens × tokens", n_tokens, n_tokens);
+    }
+    if (in.qkv) {
+        check_qkv(in, config);
+        return;
+    }
     if (in.x.rows() != n_tokens || in.x.cols() != config.d_model) {
         throw errors::shape_mismatch("the embeddings", "X", in.x.rows(), in.x.cols(),
                                      "tokens × d_model", n_tokens, config.d_model);
@@ -202,10 +233,11 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
     head.w_k = columns(t.w_k, head.k_begin, config.d_k);
     head.w_v = columns(t.w_v, head.v_begin, config.d_v);
 
-    // q (T, d_k) = x (T, d_model) · w_q (d_model, d_k) + b_q (1, d_k); likewise k, v
-    head.q = matmul(t.x_in, head.w_q);
-    head.k = matmul(t.x_in, head.w_k);
-    head.v = matmul(t.x_in, head.w_v);
+    // q (T, d_k) = x (T, d_model) · w_q (d_model, d_k) + b_q (1, d_k); likewise k, v; or
+    // as given, when a lesson starts from Q, K and V
+    head.q = input.qkv ? input.qkv->q : matmul(t.x_in, head.w_q);
+    head.k = input.qkv ? input.qkv->k : matmul(t.x_in, head.w_k);
+    head.v = input.qkv ? input.qkv->v : matmul(t.x_in, head.w_v);
     if (!t.b_q.empty()) {
         add_bias(head.q, columns(t.b_q, head.k_begin, config.d_k));
     }
@@ -388,6 +420,8 @@ Trace explain(const Input& input, const Config& config) {
     t.weights_source = input.weights_source;
     t.positions_source = input.positions_source;
     t.mask_source = input.mask_source;
+    t.qkv_given = input.qkv.has_value();
+    t.qkv_path = input.qkv ? input.qkv->path : std::string();
     t.dim_labels = numbered("d", config.d_model);
     t.q_labels = numbered("q", config.n_heads * config.d_k);
     t.k_labels = numbered("k", config.n_heads * config.d_k);

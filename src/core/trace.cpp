@@ -156,7 +156,7 @@ std::vector<Step> build(const Trace& t, bool columns) {
     list.add(std::move(tok));
 
     const bool positions = !t.positions.empty();
-    {
+    if (!t.qkv_given) {
         Formula f;
         f.sym(sym("X"))
             .op(Op::equals)
@@ -214,9 +214,11 @@ std::vector<Step> build(const Trace& t, bool columns) {
             s.col_breaks = breaks(n_heads, head_width);
         }
     };
-    weight("W_Q", "3a", StepOp::w_q, t.w_q, t.q_labels, c.d_k);
-    weight("W_K", "3b", StepOp::w_k, t.w_k, t.k_labels, c.d_k);
-    weight("W_V", "3c", StepOp::w_v, t.w_v, t.v_labels, c.d_v);
+    if (!t.qkv_given) {
+        weight("W_Q", "3a", StepOp::w_q, t.w_q, t.q_labels, c.d_k);
+        weight("W_K", "3b", StepOp::w_k, t.w_k, t.k_labels, c.d_k);
+        weight("W_V", "3c", StepOp::w_v, t.w_v, t.v_labels, c.d_v);
+    }
     char bias_letter = 'd';
     const auto bias = [&](const std::string& id, StepOp op, const Matrix& b,
                           std::span<const std::string> cols, std::size_t head_width) {
@@ -250,7 +252,7 @@ std::vector<Step> build(const Trace& t, bool columns) {
 
     // numbering: one plain head keeps the classic 4a..9; several heads number their steps
     // after the shared ones, the same numbers in every head
-    int next = multi ? (masked ? 5 : 4) : 4;
+    int next = multi ? (masked ? 5 : 4) : t.qkv_given ? 2 : 4;
     if (multi && masked) {
         mask_step("4");
     }
@@ -288,6 +290,10 @@ std::vector<Step> build(const Trace& t, bool columns) {
         }
         const auto proj = [&](const char* letter, const char* name, StepOp op, const Matrix& m,
                               const Matrix& w, const Matrix& b, std::span<const std::string> cols) {
+            if (t.qkv_given) {  // given as they are: inputs of the walk-through
+                list.input(p + name, num(n, letter), op, sym(name, "", hs), m, tokens, cols);
+                return;
+            }
             Formula f;
             f.sym(sym(name, "", hs)).op(Op::equals);
             if (columns) {  // Q = W_Q · X: tokens are columns

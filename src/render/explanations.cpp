@@ -69,6 +69,12 @@ std::string tokens_text(const Trace& t) {
 std::string projection(const Trace& t, const Step& step, std::string_view what,
                        std::string_view letter, std::string_view rest) {
     const Axis axis{step.transposed};
+    if (t.qkv_given) {
+        return fmt::format(
+            "{} i is token i's {}, given as it is (read from {}), as lessons that start from Q, "
+            "K and V give it. In a model it would be {} i of X times W_{}.",
+            axis.One(), what, t.qkv_path, axis.one(), letter);
+    }
     const std::string x = t.positions.empty() ? "X" : "X′";
     const Matrix& bias = letter == "Q" ? t.b_q : letter == "K" ? t.b_k : t.b_v;
     const std::string plus = bias.empty() ? "" : fmt::format(", plus the bias b_{}", letter);

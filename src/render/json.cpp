@@ -352,6 +352,15 @@ void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
         j.key(in, "masked_value");
         j.string("-inf");
     }
+    if (base == "Q" || base == "K") {
+        const Head& h = head_of(t, step);
+        j.key(in, "variance");
+        j.number(base == "Q" ? h.variance_q : h.variance_k);
+    }
+    if (base == "scores") {
+        j.key(in, "variance");
+        j.number(head_of(t, step).variance_scores);
+    }
     if (base == "scaled_scores") {
         const Head& h = head_of(t, step);
         j.key(in, "sqrt_d_k");
@@ -419,10 +428,16 @@ void render_json(const Trace& t, const Sink& sink) {
     j.raw(c.tokenizer.lowercase ? "true" : "false");
     j.raw("}\n  }");
     j.key(",\n  ", "sources");
-    j.raw("{\"embeddings\": ");
-    source(j, t.embeddings_source);
-    j.raw(", \"weights\": ");
-    source(j, t.weights_source);
+    if (t.qkv_given) {  // Q, K and V given directly: no embeddings, no weights
+        j.raw("{\"qkv\": {\"kind\": \"file\", \"path\": ");
+        j.string(t.qkv_path);
+        j.raw("}");
+    } else {
+        j.raw("{\"embeddings\": ");
+        source(j, t.embeddings_source);
+        j.raw(", \"weights\": ");
+        source(j, t.weights_source);
+    }
     if (t.config.positions == PositionKind::file) {
         j.raw(", \"positions\": ");
         source(j, t.positions_source);

@@ -450,7 +450,21 @@ Notes notes(const Trace& t, const Step& step, int precision) {
                     t.heads.size() > 2 ? ", and so on" : ""));
             }
             break;
+        case StepOp::q:
+        case StepOp::k:
+            if (t.qkv_given) {  // the lessons that start from Q and K show their spread
+                n.after.push_back(fmt::format(
+                    "The entries of {} have variance {}.", step.op == StepOp::q ? "Q" : "K",
+                    format_number(step.op == StepOp::q ? head.variance_q : head.variance_k,
+                                  precision, true)));
+            }
+            break;
         case StepOp::scores:
+            if (t.qkv_given) {
+                n.after.push_back(
+                    fmt::format("The scores have variance {}.",
+                                format_number(head.variance_scores, precision, true)));
+            }
             scores_notes(t, head, precision, n);
             break;
         case StepOp::scaled_scores:

@@ -13,6 +13,15 @@
 namespace attn {
 
 /// What a walk-through starts from.
+/// Queries, keys and values given directly, as lessons that start from them do (--qkv):
+/// the walk-through then begins at the scores.
+struct GivenQkv {
+    Matrix q;          ///< (T, d_k)
+    Matrix k;          ///< (T, d_k)
+    Matrix v;          ///< (T, d_v)
+    std::string path;  ///< the file they came from
+};
+
 struct Input {
     std::string description;  ///< one line about the lesson, from a model file; may be empty
     std::string sentence;
@@ -25,6 +34,9 @@ struct Input {
     Source weights_source;
     Source positions_source;  ///< where a positions table came from
     Source mask_source;       ///< where a mask came from
+    /// Q, K and V given directly; then x, weights and positions are empty, and the config has
+    /// one head of d_k = Q's columns and d_v = V's columns (d_model is d_k).
+    std::optional<GivenQkv> qkv;
 };
 
 /// The configuration and input of a run, ready for explain().

@@ -153,6 +153,9 @@ struct TraceNumbers {
     Source weights_source;
     Source positions_source;
     Source mask_source;
+    /// Q, K and V were given directly (GivenQkv): no embeddings and no weights; the file.
+    bool qkv_given = false;
+    std::string qkv_path;
 
     Matrix x;          ///< embeddings (T, d_model), as looked up
     Matrix positions;  ///< P (T, d_model); empty without positions
