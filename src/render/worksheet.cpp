@@ -8,7 +8,7 @@
 #include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
 #include "common.hpp"
-#include "json_text.hpp"
+#include "json_layout.hpp"
 
 namespace attn {
 namespace {
@@ -220,40 +220,33 @@ std::string render_worksheet_html(const Trace& t, const std::vector<std::string>
 }
 
 std::string render_answers_template(const Trace& t, const std::vector<std::string>& blank) {
-    std::string out = "{\n  \"schema\": \"attn.answers\",\n  \"schema_version\": 1,\n";
-    out +=
-        "  \"instructions\": \"Replace each null with your number (write \\\"-inf\\\" for "
-        "minus infinity), then run: attn check THIS-FILE\",\n";
-    out += "  \"worksheet\": {\n    \"sentence\": ";
-    json_text::append_string(out, t.sentence);
-    out += fmt::format(
-        ",\n    \"seed\": {},\n    \"d_model\": {},\n    \"d_k\": {},\n    \"d_v\": {},\n"
-        "    \"mask\": \"{}\",\n    \"arith\": \"{}\",\n"
-        "    \"tokenizer\": {{\"mode\": \"{}\", \"lowercase\": {}}}\n  }},\n",
-        t.config.seed, t.config.d_model, t.config.d_k, t.config.d_v, to_string(t.config.mask),
-        to_string(t.config.arith), to_string(t.config.tokenizer.mode),
-        t.config.tokenizer.lowercase ? "true" : "false");
-    out += "  \"answers\": {";
-    bool first = true;
+    using json_layout::Json;
+    Json answers = Json::object();
     for (const auto& step : teaching_steps(t)) {
-        if (!contains(blank, step.id)) {
-            continue;
+        if (contains(blank, step.id)) {
+            const Json row(step.shape.cols, nullptr);
+            answers[step.id] = Json(step.shape.rows, row);
         }
-        out += first ? "\n    " : ",\n    ";
-        first = false;
-        json_text::append_string(out, step.id);
-        out += ": [";
-        for (std::size_t r = 0; r < step.shape.rows; ++r) {
-            out += r > 0 ? ",\n      [" : "\n      [";
-            for (std::size_t c = 0; c < step.shape.cols; ++c) {
-                out += c > 0 ? ", null" : "null";
-            }
-            out += "]";
-        }
-        out += "\n    ]";
     }
-    out += "\n  }\n}\n";
-    return out;
+    const Json tmpl = {
+        {"schema", "attn.answers"},
+        {"schema_version", 1},
+        {"instructions",
+         "Replace each null with your number (write \"-inf\" for minus infinity), then run: "
+         "attn check THIS-FILE"},
+        {"worksheet",
+         {{"sentence", t.sentence},
+          {"seed", t.config.seed},
+          {"d_model", t.config.d_model},
+          {"d_k", t.config.d_k},
+          {"d_v", t.config.d_v},
+          {"mask", to_string(t.config.mask)},
+          {"arith", to_string(t.config.arith)},
+          {"tokenizer",
+           {{"mode", to_string(t.config.tokenizer.mode)},
+            {"lowercase", t.config.tokenizer.lowercase}}}}},
+        {"answers", std::move(answers)}};
+    return json_layout::write(tmpl) + "\n";
 }
 
 std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
