@@ -5,12 +5,12 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/core/cell.hpp"
 #include "attn/core/ops.hpp"
 #include "attn/render/render.hpp"
 #include "common.hpp"
-#include "json_text.hpp"
 #include "narrative.hpp"
 
 namespace attn {
@@ -25,16 +25,16 @@ std::string html(std::string_view raw) {
     return out;
 }
 
-// JSON inside <script>: "</" and "<!--" must not appear, or a token such as "</script>" would
-// end the script early.
-std::string script_json(std::string text) {
-    for (auto at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) {
-        text.replace(at, 2, "<\\/");
+using Json = nlohmann::ordered_json;
+
+// JSON text made safe for a <script type="application/json"> block: every '<' written \u003c
+// (the same string to JSON.parse), so that no token or text can end the script ("</script>")
+// or open a comment ("<!--"). Outside strings, JSON has no '<'.
+std::string script_safe(std::string json) {
+    for (auto at = json.find('<'); at != std::string::npos; at = json.find('<', at)) {
+        json.replace(at, 1, "\\u003c");
     }
-    for (auto at = text.find("<!--"); at != std::string::npos; at = text.find("<!--", at + 5)) {
-        text.replace(at, 4, "<\\!--");
-    }
-    return text;
+    return json;
 }
 
 // Attention weights: white (0) to deep blue (1). Other numbers: blue for positive, red for
@@ -177,7 +177,10 @@ constexpr std::string_view script = R"(
 std::string render_html(const Trace& trace, const TextStyle& style) {
     const auto steps = teaching_steps(trace);
     constexpr std::size_t why_up_to = 12;  // tokens: beyond this, no worked arithmetic
-    std::string why_json = "{";
+    // an object of the worked arithmetic by "step|row|column", a member per line, its keys
+    // and strings dumped by nlohmann/json (assembled here: an ordered_json object looks each
+    // new key up among all the others, and a page can have tens of thousands of cells)
+    std::string why_json;
     if (trace.tokens.size() <= why_up_to) {
         TextStyle plain = style;
         plain.color = false;
@@ -192,23 +195,18 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
             }
             for (std::size_t r = 0; r < step.shape.rows; ++r) {
                 for (std::size_t c = 0; c < step.shape.cols; ++c) {
-                    std::string text = render_why(trace, {step.id, r, c}, plain);
-                    text = text.substr(text.find('\n') + 1);  // the heading repeats the value
-                    why_json += why_json.size() > 1 ? ",\n" : "\n";
-                    json_text::append_string(why_json, fmt::format("{}|{}|{}", step.id, r, c));
+                    const std::string text = render_why(trace, {step.id, r, c}, plain);
+                    why_json += why_json.empty() ? "{\n" : ",\n";
+                    why_json += Json(fmt::format("{}|{}|{}", step.id, r, c)).dump();
                     why_json += ":";
-                    json_text::append_string(why_json, text);
+                    // the heading repeats the value
+                    why_json += Json(text.substr(text.find('\n') + 1)).dump();
                 }
             }
         }
     }
-    why_json += "}";
-    std::string tokens_json = "[";
-    for (std::size_t i = 0; i < trace.tokens.size(); ++i) {
-        tokens_json += i > 0 ? "," : "";
-        json_text::append_string(tokens_json, trace.tokens[i]);
-    }
-    tokens_json += "]";
+    why_json += why_json.empty() ? "{}" : "}";
+    const std::string tokens_json = Json(trace.tokens).dump();
 
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
@@ -321,9 +319,9 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
         out += "<p class=\"warning\">" + html(w) + "</p>\n";
     }
     out += "<div id=\"tip\" role=\"tooltip\"></div>\n";
-    out += "<script type=\"application/json\" id=\"why-data\">" + script_json(why_json) +
+    out += "<script type=\"application/json\" id=\"why-data\">" + script_safe(why_json) +
            "</script>\n";
-    out += "<script type=\"application/json\" id=\"token-data\">" + script_json(tokens_json) +
+    out += "<script type=\"application/json\" id=\"token-data\">" + script_safe(tokens_json) +
            "</script>\n";
     out += "<script>" + std::string(script) + "</script>\n</body>\n</html>\n";
     return out;

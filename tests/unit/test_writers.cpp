@@ -26,6 +26,16 @@ bool same_bits(double a, double b) {
     return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
+// The text of the <script type="application/json" id="ID"> block of a page.
+std::string script_data(const std::string& page, const std::string& id) {
+    const std::string open = "<script type=\"application/json\" id=\"" + id + "\">";
+    const auto begin = page.find(open);
+    REQUIRE(begin != std::string::npos);
+    const auto end = page.find("</script>", begin);
+    REQUIRE(end != std::string::npos);
+    return page.substr(begin + open.size(), end - begin - open.size());
+}
+
 }  // namespace
 
 TEST_CASE("json_layout: scalars' containers on one line, the rest a line per element",
@@ -112,4 +122,21 @@ TEST_CASE("the answers template: the worksheet's settings and a null per blank c
     CHECK(doc["answers"]["scores"] == Json(5, Json(5, nullptr)));
     CHECK_THAT(text, Catch::Contains("    \"scores\": [\n      [null, null, null, null, null],\n"));
     CHECK_THAT(attn::render_answers_template(trace, {}), Catch::EndsWith("  \"answers\": {}\n}\n"));
+}
+
+TEST_CASE("html: the page's data is JSON with no '<' that could end its script",
+          "[writers][html]") {
+    attn::Config c;
+    const auto trace = attn::explain(attn::seeded_input("A </script> <!-- \"b\\", c), c);
+    const std::string page = attn::render_html(trace, attn::TextStyle{});
+    const std::string tokens = script_data(page, "token-data");
+    const std::string why = script_data(page, "why-data");
+    CHECK(tokens.find('<') == std::string::npos);
+    CHECK(why.find('<') == std::string::npos);
+    CHECK_THAT(tokens, Catch::Contains("\"\\u003c\""));
+    CHECK(Json::parse(tokens) == Json(trace.tokens));
+    const auto cells = Json::parse(why);
+    REQUIRE(cells.is_object());
+    CHECK(cells.contains("scores|1|0"));
+    CHECK_THAT(cells["scores|1|0"].get<std::string>(), Catch::Contains("<"));
 }
