@@ -9,6 +9,7 @@
 #include "attn/render/render.hpp"
 #include "common.hpp"
 #include "json_layout.hpp"
+#include "render_assets.hpp"  // generated from src/render/assets/ (cmake/EmbedAssets.cmake)
 
 namespace attn {
 namespace {
@@ -157,19 +158,9 @@ std::string render_worksheet_html(const Trace& t, const std::vector<std::string>
     std::string out =
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
     out += answer_key ? "Answer key" : "Worksheet";
-    out += ": " + esc(t.sentence) +
-           "</title>\n<style>\n"
-           "body { font: 16px/1.5 \"DejaVu Sans\", Helvetica, Arial, sans-serif; max-width: "
-           "52rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }\n"
-           "h2 { font-size: 1.15rem; margin: 1.6rem 0 .3rem; }\n"
-           ".formula { font-family: \"DejaVu Sans Mono\", monospace; color: #08306b; }\n"
-           "table { border-collapse: collapse; font-family: \"DejaVu Sans Mono\", monospace; }\n"
-           "th, td { border: 1px solid #888; padding: .25rem .6rem; text-align: right; "
-           "min-width: 4.5rem; }\n"
-           "thead th, tbody th { background: #f2f2f2; }\n"
-           "td.blank { height: 2rem; }\n"
-           "@media print { body { margin: 0; font-size: 11pt; } div.step { "
-           "page-break-inside: avoid; } }\n</style>\n</head>\n<body>\n";
+    out += ": " + esc(t.sentence) + "</title>\n<style>\n";
+    out += assets::worksheet_css;
+    out += "</style>\n</head>\n<body>\n";
     out += answer_key ? "<h1>Self-attention by hand: answer key</h1>\n"
                       : "<h1>Self-attention by hand: worksheet</h1>\n";
     out += fmt::format(
