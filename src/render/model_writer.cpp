@@ -13,7 +13,11 @@ namespace {
 using json_layout::Json;
 
 Json row(std::span<const double> values) {
-    return Json(std::vector<double>(values.begin(), values.end()));
+    Json out = Json::array();
+    for (const double v : values) {
+        out.push_back(v);
+    }
+    return out;
 }
 
 Json matrix(const Matrix& m) {
