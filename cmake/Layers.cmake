@@ -3,7 +3,8 @@
 #   core    attn/core/*, attn/version.hpp; <fmt/...> (header-only, for error messages) and
 #           <utf8proc.h> besides the standard library
 #   io      core, attn/io/*, its own private headers; <nlohmann/...>, <fmt/...>
-#   render  core, attn/render/*, its own private headers; <fmt/...>
+#   render  core, attn/render/*, its own private headers; <fmt/...> and <nlohmann/...> (the
+#           small JSON files attn init and attn worksheet write, the HTML page's data)
 #   cli     everything
 #
 # attn_check_layers() reads every source and header of the three lower layers and stops the
@@ -57,7 +58,7 @@ function(attn_check_layers)
     attn_check_layer(io "attn/(core|io)/[a-z0-9_]+\\.hpp|attn/version\\.hpp"
                      "nlohmann/[a-z0-9_]+\\.hpp|fmt/[a-z]+\\.h|${posix}")
     attn_check_layer(render "attn/(core|render)/[a-z0-9_]+\\.hpp|attn/version\\.hpp"
-                     "fmt/[a-z]+\\.h")
+                     "fmt/[a-z]+\\.h|nlohmann/[a-z0-9_]+\\.hpp")
 endfunction()
 
 if(CMAKE_SCRIPT_MODE_FILE)

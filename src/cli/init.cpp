@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attn/core/error.hpp"
+#include "attn/core/utf8.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
 
@@ -59,6 +60,11 @@ Examples:
 }
 
 int run_init(const InitOptions& o, Io& io) {
+    // the sentence is checked by the tokenizer; the description goes into the file as it is
+    if (const auto bad = utf8::first_invalid(o.description)) {
+        throw errors::invalid_utf8("--description", *bad,
+                                   static_cast<unsigned char>(o.description[*bad]));
+    }
     const InputSpec spec = to_spec(o.input);
     const Loaded loaded = load_input(spec);
     Input input = loaded.input;

@@ -1,17 +1,19 @@
-// --html: one self-contained HTML page (inline CSS and JavaScript, no network) with every step
+// --html: one self-contained HTML page (inline CSS and JavaScript, no network; they are
+// src/render/assets/report.css and report.js, embedded at build time) with every step
 // as a heatmap-coloured table, the explanations, and interaction: hover or focus a query token
 // to see its attention as bars; hover a cell for its exact value and how it was computed.
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/core/cell.hpp"
 #include "attn/core/ops.hpp"
 #include "attn/render/render.hpp"
-#include "json_text.hpp"
 #include "lesson.hpp"
 #include "notation.hpp"
+#include "render_assets.hpp"  // generated from src/render/assets/ (cmake/EmbedAssets.cmake)
 #include "toolkit.hpp"
 
 namespace attn {
@@ -22,16 +24,16 @@ std::string html(std::string_view raw) {
     return toolkit::html(raw);
 }
 
-// JSON inside <script>: "</" and "<!--" must not appear, or a token such as "</script>" would
-// end the script early.
-std::string script_json(std::string text) {
-    for (auto at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3)) {
-        text.replace(at, 2, "<\\/");
+using Json = nlohmann::ordered_json;
+
+// JSON text made safe for a <script type="application/json"> block: every '<' written \u003c
+// (the same string to JSON.parse), so that no token or text can end the script ("</script>")
+// or open a comment ("<!--"). Outside strings, JSON has no '<'.
+std::string script_safe(std::string json) {
+    for (auto at = json.find('<'); at != std::string::npos; at = json.find('<', at)) {
+        json.replace(at, 1, "\\u003c");
     }
-    for (auto at = text.find("<!--"); at != std::string::npos; at = text.find("<!--", at + 5)) {
-        text.replace(at, 4, "<\\!--");
-    }
-    return text;
+    return json;
 }
 
 // Attention weights: white (0) to deep blue (1), as toolkit::heat. Other numbers: blue for
@@ -55,129 +57,15 @@ std::string colour(double v, double scale, bool weights) {
                        toolkit::light_text_on(t) ? "#fff" : "#111");
 }
 
-constexpr std::string_view css = R"(
-:root { --ink: #1a1a1a; --muted: #555; --accent: #08306b; }
-* { box-sizing: border-box; }
-body { font: 18px/1.5 "DejaVu Sans", Helvetica, Arial, sans-serif; color: var(--ink);
-       max-width: 1100px; margin: 2rem auto; padding: 0 1rem; }
-h1 { font-size: 1.8rem; margin-bottom: .2rem; }
-.summary { color: var(--muted); margin: 0 0 1.5rem; padding-left: 1.2rem; }
-section.step { margin: 2rem 0; padding-top: .5rem; border-top: 2px solid #ddd; }
-section.step h2 { font-size: 1.35rem; margin: .3rem 0; }
-.formula { font-family: "DejaVu Sans Mono", monospace; color: var(--accent); margin: .2rem 0; }
-.why { margin: .4rem 0 .8rem; max-width: 60em; }
-.note { margin: .5rem 0; max-width: 60em; }
-.tokens span { display: inline-block; margin: .15rem .4rem .15rem 0; padding: .1rem .5rem;
-               border: 1px solid #ccc; border-radius: .4rem; }
-.tokens small { color: var(--muted); margin-right: .3rem; }
-.scroll { overflow-x: auto; }
-table.matrix { border-collapse: collapse; font-family: "DejaVu Sans Mono", monospace;
-               font-size: .9rem; margin: .3rem 0; }
-table.matrix th, table.matrix td { border: 1px solid #ccc; padding: .2rem .45rem; text-align: right; }
-table.matrix thead th { background: #f4f4f4; font-weight: 600; }
-table.matrix tbody th { background: #f4f4f4; text-align: left; }
-table.matrix th.query { cursor: pointer; }
-table.matrix th.query:focus { outline: 3px solid #e6a100; }
-table.matrix tr.active th, table.matrix tr.active td { outline: 2px solid #e6a100; }
-td.sum { background: #fafafa; color: var(--muted); }
-.legend { display: flex; align-items: center; gap: .5rem; font-size: .8rem; color: var(--muted); }
-.legend .bar { width: 10rem; height: .8rem; border: 1px solid #999; }
-.bars { margin: .6rem 0 0; min-height: 2rem; }
-.bars .row { display: flex; align-items: center; gap: .5rem; font-size: .85rem; }
-.bars .label { width: 8rem; text-align: right; overflow: hidden; white-space: nowrap; }
-.bars .fill { height: .9rem; background: var(--accent); }
-#tip { position: fixed; display: none; max-width: 38rem; background: #fffff2; border: 1px solid #999;
-       padding: .5rem .7rem; font: 13px/1.4 "DejaVu Sans Mono", monospace; white-space: pre-wrap;
-       box-shadow: 0 2px 8px rgba(0,0,0,.2); z-index: 10; pointer-events: none; }
-.warning { background: #fff4e5; border-left: 4px solid #e6a100; padding: .5rem .8rem; }
-@media print {
-  body { font-size: 11pt; max-width: none; }
-  #tip, .bars { display: none !important; }
-  section.step { page-break-inside: avoid; }
-}
-)";
-
-constexpr std::string_view script = R"(
-(function () {
-  var root = document.documentElement;
-  window.addEventListener('error', function (e) {
-    root.setAttribute('data-errors', (root.getAttribute('data-errors') || '') + e.message + ';');
-  });
-  var why = JSON.parse(document.getElementById('why-data').textContent);
-  var tokens = JSON.parse(document.getElementById('token-data').textContent);
-  var tip = document.getElementById('tip');
-  function show(text, x, y) {
-    tip.textContent = text;
-    tip.style.display = 'block';
-    var left = Math.min(x + 14, window.innerWidth - tip.offsetWidth - 8);
-    var top = Math.min(y + 14, window.innerHeight - tip.offsetHeight - 8);
-    tip.style.left = Math.max(8, left) + 'px';
-    tip.style.top = Math.max(8, top) + 'px';
-  }
-  function hide() { tip.style.display = 'none'; }
-  document.querySelectorAll('td[data-v]').forEach(function (td) {
-    td.addEventListener('mouseenter', function (e) {
-      var table = td.closest('table');
-      var key = table.getAttribute('data-step') + '|' + td.getAttribute('data-r') + '|' +
-                td.getAttribute('data-c');
-      var text = table.getAttribute('data-step') + '[' + td.getAttribute('data-rl') + ', ' +
-                 td.getAttribute('data-cl') + '] = ' + td.getAttribute('data-v');
-      if (why[key]) { text += '\n\n' + why[key]; }
-      show(text, e.clientX, e.clientY);
-    });
-    td.addEventListener('mouseleave', hide);
-  });
-  // a query token of an attention table: highlight its row and draw its weights as bars
-  document.querySelectorAll('table.attention').forEach(function (table) {
-    var bars = document.getElementById('bars-' + table.getAttribute('data-step'));
-    function activate(tr) {
-      table.querySelectorAll('tr.active').forEach(function (r) { r.classList.remove('active'); });
-      tr.classList.add('active');
-      var cells = tr.querySelectorAll('td[data-v]');
-      var html = '<div class="row"><span class="label"><b>' +
-                 tr.querySelector('th').textContent + '</b></span><span>attends to</span></div>';
-      bars.innerHTML = html;
-      cells.forEach(function (td) {
-        var w = parseFloat(td.getAttribute('data-v')) || 0;
-        var row = document.createElement('div');
-        row.className = 'row';
-        var label = document.createElement('span');
-        label.className = 'label';
-        label.textContent = td.getAttribute('data-cl');
-        var fill = document.createElement('span');
-        fill.className = 'fill';
-        fill.style.width = Math.round(w * 300) + 'px';
-        var value = document.createElement('span');
-        value.textContent = td.textContent;
-        row.appendChild(label); row.appendChild(fill); row.appendChild(value);
-        bars.appendChild(row);
-      });
-    }
-    table.querySelectorAll('th.query').forEach(function (th) {
-      th.addEventListener('mouseenter', function () { activate(th.parentElement); });
-      th.addEventListener('focus', function () { activate(th.parentElement); });
-    });
-    // start on the row whose attention is most focused: the most telling one
-    var best = null, bestWeight = -1;
-    table.querySelectorAll('th.query').forEach(function (th) {
-      th.parentElement.querySelectorAll('td[data-v]').forEach(function (td) {
-        var w = parseFloat(td.getAttribute('data-v')) || 0;
-        if (w > bestWeight) { bestWeight = w; best = th.parentElement; }
-      });
-    });
-    if (best) { activate(best); }
-  });
-  root.setAttribute('data-tokens', String(tokens.length));
-  root.setAttribute('data-ready', 'ok');
-})();
-)";
-
 }  // namespace
 
 std::string render_html(const Trace& trace, const TextStyle& style) {
     const auto& steps = teaching_steps(trace);
     constexpr std::size_t why_up_to = 12;  // tokens: beyond this, no worked arithmetic
-    std::string why_json = "{";
+    // an object of the worked arithmetic by "step|row|column", a member per line, its keys
+    // and strings dumped by nlohmann/json (assembled here: an ordered_json object looks each
+    // new key up among all the others, and a page can have tens of thousands of cells)
+    std::string why_json;
     if (trace.tokens.size() <= why_up_to) {
         TextStyle plain = style;
         plain.color = false;
@@ -192,28 +80,23 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
             }
             for (std::size_t r = 0; r < step.shape.rows; ++r) {
                 for (std::size_t c = 0; c < step.shape.cols; ++c) {
-                    std::string text = render_why(trace, {step.id, r, c}, plain);
-                    text = text.substr(text.find('\n') + 1);  // the heading repeats the value
-                    why_json += why_json.size() > 1 ? ",\n" : "\n";
-                    json_text::append_string(why_json, fmt::format("{}|{}|{}", step.id, r, c));
+                    const std::string text = render_why(trace, {step.id, r, c}, plain);
+                    why_json += why_json.empty() ? "{\n" : ",\n";
+                    why_json += Json(fmt::format("{}|{}|{}", step.id, r, c)).dump();
                     why_json += ":";
-                    json_text::append_string(why_json, text);
+                    // the heading repeats the value
+                    why_json += Json(text.substr(text.find('\n') + 1)).dump();
                 }
             }
         }
     }
-    why_json += "}";
-    std::string tokens_json = "[";
-    for (std::size_t i = 0; i < trace.tokens.size(); ++i) {
-        tokens_json += i > 0 ? "," : "";
-        json_text::append_string(tokens_json, trace.tokens[i]);
-    }
-    tokens_json += "]";
+    why_json += why_json.empty() ? "{}" : "}";
+    const std::string tokens_json = Json(trace.tokens).dump();
 
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
     out += fmt::format("<title>attn: {}</title>\n", html(trace.sentence));
-    out += "<style>" + std::string(css) + "</style>\n</head>\n<body>\n";
+    out += "<style>\n" + std::string(assets::report_css) + "</style>\n</head>\n<body>\n";
     out += "<h1>Self-attention, step by step</h1>\n<ul class=\"summary\">\n";
     for (const auto& item : lesson::summary(trace)) {
         out += "  <li><b>" + html(item.key) + "</b>: " + html(item.value) + "</li>\n";
@@ -321,11 +204,11 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
         out += "<p class=\"warning\">" + html(w) + "</p>\n";
     }
     out += "<div id=\"tip\" role=\"tooltip\"></div>\n";
-    out += "<script type=\"application/json\" id=\"why-data\">" + script_json(why_json) +
+    out += "<script type=\"application/json\" id=\"why-data\">" + script_safe(why_json) +
            "</script>\n";
-    out += "<script type=\"application/json\" id=\"token-data\">" + script_json(tokens_json) +
+    out += "<script type=\"application/json\" id=\"token-data\">" + script_safe(tokens_json) +
            "</script>\n";
-    out += "<script>" + std::string(script) + "</script>\n</body>\n</html>\n";
+    out += "<script>\n" + std::string(assets::report_js) + "</script>\n</body>\n</html>\n";
     return out;
 }
 

@@ -7,9 +7,10 @@
 #include "attn/core/check.hpp"
 #include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
-#include "json_text.hpp"
+#include "json_layout.hpp"
 #include "lesson.hpp"
 #include "notation.hpp"
+#include "render_assets.hpp"  // generated from src/render/assets/ (cmake/EmbedAssets.cmake)
 #include "toolkit.hpp"
 
 namespace attn {
@@ -120,19 +121,9 @@ std::string render_worksheet_html(const Trace& t, const std::vector<std::string>
     std::string out =
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
     out += answer_key ? "Answer key" : "Worksheet";
-    out += ": " + esc(t.sentence) +
-           "</title>\n<style>\n"
-           "body { font: 16px/1.5 \"DejaVu Sans\", Helvetica, Arial, sans-serif; max-width: "
-           "52rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }\n"
-           "h2 { font-size: 1.15rem; margin: 1.6rem 0 .3rem; }\n"
-           ".formula { font-family: \"DejaVu Sans Mono\", monospace; color: #08306b; }\n"
-           "table { border-collapse: collapse; font-family: \"DejaVu Sans Mono\", monospace; }\n"
-           "th, td { border: 1px solid #888; padding: .25rem .6rem; text-align: right; "
-           "min-width: 4.5rem; }\n"
-           "thead th, tbody th { background: #f2f2f2; }\n"
-           "td.blank { height: 2rem; }\n"
-           "@media print { body { margin: 0; font-size: 11pt; } div.step { "
-           "page-break-inside: avoid; } }\n</style>\n</head>\n<body>\n";
+    out += ": " + esc(t.sentence) + "</title>\n<style>\n";
+    out += assets::worksheet_css;
+    out += "</style>\n</head>\n<body>\n";
     out += answer_key ? "<h1>Self-attention by hand: answer key</h1>\n"
                       : "<h1>Self-attention by hand: worksheet</h1>\n";
     out += fmt::format(
@@ -186,40 +177,33 @@ std::string render_worksheet_html(const Trace& t, const std::vector<std::string>
 }
 
 std::string render_answers_template(const Trace& t, const std::vector<std::string>& blank) {
-    std::string out = "{\n  \"schema\": \"attn.answers\",\n  \"schema_version\": 1,\n";
-    out +=
-        "  \"instructions\": \"Replace each null with your number (write \\\"-inf\\\" for "
-        "minus infinity), then run: attn check THIS-FILE\",\n";
-    out += "  \"worksheet\": {\n    \"sentence\": ";
-    json_text::append_string(out, t.sentence);
-    out += fmt::format(
-        ",\n    \"seed\": {},\n    \"d_model\": {},\n    \"d_k\": {},\n    \"d_v\": {},\n"
-        "    \"mask\": \"{}\",\n    \"arith\": \"{}\",\n"
-        "    \"tokenizer\": {{\"mode\": \"{}\", \"lowercase\": {}}}\n  }},\n",
-        t.config.seed, t.config.d_model, t.config.d_k, t.config.d_v, to_string(t.config.mask),
-        to_string(t.config.arith), to_string(t.config.tokenizer.mode),
-        t.config.tokenizer.lowercase ? "true" : "false");
-    out += "  \"answers\": {";
-    bool first = true;
+    using json_layout::Json;
+    Json answers = Json::object();
     for (const auto& step : teaching_steps(t)) {
-        if (!contains(blank, step.id)) {
-            continue;
+        if (contains(blank, step.id)) {
+            const Json row(step.shape.cols, nullptr);
+            answers[step.id] = Json(step.shape.rows, row);
         }
-        out += first ? "\n    " : ",\n    ";
-        first = false;
-        json_text::append_string(out, step.id);
-        out += ": [";
-        for (std::size_t r = 0; r < step.shape.rows; ++r) {
-            out += r > 0 ? ",\n      [" : "\n      [";
-            for (std::size_t c = 0; c < step.shape.cols; ++c) {
-                out += c > 0 ? ", null" : "null";
-            }
-            out += "]";
-        }
-        out += "\n    ]";
     }
-    out += "\n  }\n}\n";
-    return out;
+    const Json tmpl = {
+        {"schema", "attn.answers"},
+        {"schema_version", 1},
+        {"instructions",
+         "Replace each null with your number (write \"-inf\" for minus infinity), then run: "
+         "attn check THIS-FILE"},
+        {"worksheet",
+         {{"sentence", t.sentence},
+          {"seed", t.config.seed},
+          {"d_model", t.config.d_model},
+          {"d_k", t.config.d_k},
+          {"d_v", t.config.d_v},
+          {"mask", to_string(t.config.mask)},
+          {"arith", to_string(t.config.arith)},
+          {"tokenizer",
+           {{"mode", to_string(t.config.tokenizer.mode)},
+            {"lowercase", t.config.tokenizer.lowercase}}}}},
+        {"answers", std::move(answers)}};
+    return json_layout::write(tmpl) + "\n";
 }
 
 }  // namespace attn

@@ -294,3 +294,14 @@ TEST_CASE("cli: a 2000-token walk-through stays readable: long lists and matrice
     const auto lines = std::count(r.out.begin(), r.out.end(), '\n');
     CHECK(lines < 400);
 }
+
+TEST_CASE("cli: attn init refuses a --description that is not UTF-8", "[cli][init]") {
+    const auto r = run({"init", "This is book", "--description", "caf\xe9 lesson"});
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("--description is not valid UTF-8: byte 0xE9 at byte "
+                                      "offset 3"));
+    const auto ok = run({"init", "This is book", "--description", "café lesson"});
+    CHECK(ok.code == 0);
+    CHECK_THAT(ok.out, Catch::Contains("\"description\": \"café lesson\",\n"));
+}

@@ -1,0 +1,102 @@
+// Readable JSON: nlohmann/json's values, a line per member and per row (json_layout.hpp).
+#include "json_layout.hpp"
+
+#include <algorithm>
+
+namespace attn::json_layout {
+namespace {
+
+bool scalar(const Json& v) {
+    return !v.is_array() && !v.is_object();
+}
+
+// Whether `v` goes on one line: a scalar, or an array or object of scalars only.
+bool one_line(const Json& v) {
+    return scalar(v) || std::all_of(v.begin(), v.end(), [](const Json& e) { return scalar(e); });
+}
+
+class Writer {
+  public:
+    explicit Writer(const std::vector<Comment>& comments) : comments_(comments) {}
+
+    void value(const Json& v, const Json::json_pointer& at, std::size_t indent) {
+        if (scalar(v)) {
+            out_ += v.dump();
+        } else if (one_line(v)) {
+            inline_container(v);
+        } else if (v.is_array()) {
+            out_ += "[\n";
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                out_.append(indent + 2, ' ');
+                value(v[i], at / i, indent + 2);
+                out_ += i + 1 < v.size() ? ",\n" : "\n";
+            }
+            out_.append(indent, ' ');
+            out_ += ']';
+        } else {
+            out_ += "{\n";
+            std::size_t i = 0;
+            for (const auto& [key, member] : v.items()) {
+                const auto member_at = at / key;
+                comment(member_at, indent + 2);
+                out_.append(indent + 2, ' ');
+                out_ += Json(key).dump();
+                out_ += ": ";
+                value(member, member_at, indent + 2);
+                out_ += ++i < v.size() ? ",\n" : "\n";
+            }
+            out_.append(indent, ' ');
+            out_ += '}';
+        }
+    }
+
+    std::string take() { return std::move(out_); }
+
+  private:
+    // An array or object of scalars: "[1, 2]", {"a": 1, "b": 2}
+    void inline_container(const Json& v) {
+        out_ += v.is_array() ? '[' : '{';
+        bool first = true;
+        for (const auto& [key, element] : v.items()) {
+            out_ += first ? "" : ", ";
+            first = false;
+            if (v.is_object()) {
+                out_ += Json(key).dump();
+                out_ += ": ";
+            }
+            out_ += element.dump();
+        }
+        out_ += v.is_array() ? ']' : '}';
+    }
+
+    void comment(const Json::json_pointer& at, std::size_t indent) {
+        const std::string path = at.to_string();
+        for (const Comment& c : comments_) {
+            if (c.at != path) {
+                continue;
+            }
+            std::size_t start = 0;
+            while (start <= c.text.size()) {
+                const auto end = std::min(c.text.find('\n', start), c.text.size());
+                out_.append(indent, ' ');
+                out_ += "// ";
+                out_.append(c.text, start, end - start);
+                out_ += '\n';
+                start = end + 1;
+            }
+        }
+    }
+
+    const std::vector<Comment>& comments_;
+    std::string out_;
+};
+
+}  // namespace
+
+std::string write(const Json& value, const std::vector<Comment>& comments) {
+    Writer w(comments);
+    w.value(value, Json::json_pointer(), 0);
+    return w.take();
+}
+
+}  // namespace attn::json_layout

@@ -1,0 +1,143 @@
+// The small JSON writers: attn init's model file, the answers template and the HTML page's
+// data, whose values come from nlohmann/json, laid out for people to read.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "attn/core/attention.hpp"
+#include "attn/io/json_reader.hpp"
+#include "attn/io/model_file.hpp"
+#include "attn/render/render.hpp"
+#include "json_layout.hpp"
+#include "plan.hpp"
+
+namespace fs = std::filesystem;
+using attn::json_layout::Json;
+
+namespace {
+
+bool same_bits(double a, double b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// The text of the <script type="application/json" id="ID"> block of a page.
+std::string script_data(const std::string& page, const std::string& id) {
+    const std::string open = "<script type=\"application/json\" id=\"" + id + "\">";
+    const auto begin = page.find(open);
+    REQUIRE(begin != std::string::npos);
+    const auto end = page.find("</script>", begin);
+    REQUIRE(end != std::string::npos);
+    return page.substr(begin + open.size(), end - begin - open.size());
+}
+
+}  // namespace
+
+TEST_CASE("json_layout: scalars' containers on one line, the rest a line per element",
+          "[writers]") {
+    const Json value = {{"name", "a \"quoted\" \\ word\n"},
+                        {"flags", {{"on", true}, {"off", false}, {"none", nullptr}}},
+                        {"row", {1.5, -0.25, 2}},
+                        {"matrix", {{1, 2}, {3, 4}}},
+                        {"empty", Json::array()},
+                        {"nested", {{"deep", {{"row", {0.5}}}}}}};
+    const std::vector<attn::json_layout::Comment> comments{
+        {"/matrix", "two rows\nof two"}, {"/nested/deep", "inside"}, {"/absent", "never"}};
+    CHECK(attn::json_layout::write(value, comments) == R"({
+  "name": "a \"quoted\" \\ word\n",
+  "flags": {"on": true, "off": false, "none": null},
+  "row": [1.5, -0.25, 2],
+  // two rows
+  // of two
+  "matrix": [
+    [1, 2],
+    [3, 4]
+  ],
+  "empty": [],
+  "nested": {
+    // inside
+    "deep": {
+      "row": [0.5]
+    }
+  }
+})");
+    CHECK(Json::parse(attn::json_layout::write(value)) == value);
+    CHECK(attn::json_layout::write(Json::object()) == "{}");
+    CHECK(attn::json_layout::write(Json("é ✓")) == "\"é ✓\"");
+}
+
+TEST_CASE("attn init's file: every number and token reads back exactly", "[writers][init]") {
+    attn::Config c;
+    c.d_model = 4;
+    c.n_heads = 2;
+    c.d_k = 2;
+    c.d_v = 2;
+    attn::Input in = attn::seeded_input("He said \"hi \\ twice:", c);
+    REQUIRE(!in.weights.w_o.empty());
+    // numbers a seeded file does not have: -0.0, whole numbers, tiny, huge, 17 digits
+    const std::vector<double> awkward{
+        -0.0, 1.0, -3.0, 1e-05, 123456789.0, 1e22, 5e-324, 0.1 + 0.2, -0.0007626450645834362};
+    for (std::size_t i = 0; i < in.x.data().size(); ++i) {
+        in.x.data()[i] = awkward[i % awkward.size()];
+    }
+    const std::string text = attn::render_model_file(in, c, "attn init ...");
+    CHECK_THAT(text, Catch::Contains("    // 2 heads: head h uses columns"));
+    CHECK_THAT(text, Catch::Contains("    // W_O: (heads·d_v) × d_model = 4 × 4; mixes the heads\n"
+                                     "    \"W_O\": [\n      ["));
+    CHECK_THAT(text, Catch::Contains("      \"\\\"\": ["));  // the token " as a key
+    const auto path =
+        fs::temp_directory_path() / ("attn-" + std::to_string(::getpid()) + "-writers-init.json");
+    std::ofstream(path) << text;
+    attn::InputSpec spec;
+    spec.model_path = path.string();
+    const auto loaded = attn::load_input(spec);
+    fs::remove(path);
+    CHECK(loaded.input.tokens == in.tokens);
+    REQUIRE(loaded.input.x.data().size() == in.x.data().size());
+    for (std::size_t i = 0; i < in.x.data().size(); ++i) {
+        INFO(i);
+        CHECK(same_bits(loaded.input.x.data()[i], in.x.data()[i]));
+    }
+    CHECK(loaded.input.weights.w_q == in.weights.w_q);
+    CHECK(loaded.input.weights.w_o == in.weights.w_o);
+    CHECK(loaded.config.n_heads == 2);
+}
+
+TEST_CASE("the answers template: the worksheet's settings and a null per blank cell",
+          "[writers][worksheet]") {
+    attn::Config c;
+    c.seed = 18446744073709551615ULL;  // above 2^53: written exactly
+    const auto trace = attn::explain(attn::seeded_input("This is \"book\"", c), c);
+    const std::string text = attn::render_answers_template(trace, {"scores", "output"});
+    const auto doc = Json::parse(text);
+    CHECK(doc["schema"] == "attn.answers");
+    CHECK(doc["worksheet"]["sentence"] == "This is \"book\"");
+    CHECK_THAT(text, Catch::Contains("    \"seed\": 18446744073709551615,\n"));
+    CHECK(doc["answers"].size() == 2);
+    CHECK(doc["answers"]["scores"] == Json(5, Json(5, nullptr)));
+    CHECK_THAT(text, Catch::Contains("    \"scores\": [\n      [null, null, null, null, null],\n"));
+    CHECK_THAT(attn::render_answers_template(trace, {}), Catch::EndsWith("  \"answers\": {}\n}\n"));
+}
+
+TEST_CASE("html: the page's data is JSON with no '<' that could end its script",
+          "[writers][html]") {
+    attn::Config c;
+    const auto trace = attn::explain(attn::seeded_input("A </script> <!-- \"b\\", c), c);
+    const std::string page = attn::render_html(trace, attn::TextStyle{});
+    const std::string tokens = script_data(page, "token-data");
+    const std::string why = script_data(page, "why-data");
+    CHECK(tokens.find('<') == std::string::npos);
+    CHECK(why.find('<') == std::string::npos);
+    CHECK_THAT(tokens, Catch::Contains("\"\\u003c\""));
+    CHECK(Json::parse(tokens) == Json(trace.tokens));
+    const auto cells = Json::parse(why);
+    REQUIRE(cells.is_object());
+    CHECK(cells.contains("scores|1|0"));
+    CHECK_THAT(cells["scores|1|0"].get<std::string>(), Catch::Contains("<"));
+}
