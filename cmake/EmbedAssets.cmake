@@ -11,6 +11,36 @@
 
 set(delimiter "attn_asset")  # at most 16 characters, as C++ allows
 
+# Base64 of the bytes that a string of hexadecimal digits spells: for the SHA-256 digests of
+# the scripts, which the HTML page's Content-Security-Policy names ('sha256-...').
+function(hex_to_base64 hex out)
+    set(alphabet "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+    string(LENGTH "${hex}" n)
+    set(result "")
+    set(i 0)
+    while(i LESS n)
+        string(SUBSTRING "${hex}" ${i} 6 chunk)
+        string(LENGTH "${chunk}" len)  # 6, or 4 or 2 at the end
+        set(padded "${chunk}")
+        while(NOT padded MATCHES "^......$")
+            string(APPEND padded "0")
+        endwhile()
+        math(EXPR bits "0x${padded}")
+        foreach(shift 18 12 6 0)
+            math(EXPR index "(${bits} >> ${shift}) & 63")
+            string(SUBSTRING "${alphabet}" ${index} 1 digit)
+            string(APPEND result "${digit}")
+        endforeach()
+        if(len EQUAL 4)
+            string(REGEX REPLACE ".$" "=" result "${result}")
+        elseif(len EQUAL 2)
+            string(REGEX REPLACE "..$" "==" result "${result}")
+        endif()
+        math(EXPR i "${i} + 6")
+    endwhile()
+    set(${out} "${result}" PARENT_SCOPE)
+endfunction()
+
 if(NOT OUTPUT OR NOT NAMES OR NOT FILES)
     message(FATAL_ERROR "usage: cmake -DOUTPUT=FILE.hpp -DNAMES=a|b -DFILES=a.css|b.js "
                         "-P EmbedAssets.cmake")
@@ -47,6 +77,11 @@ foreach(i RANGE ${last})
     endif()
     string(APPEND text "\ninline constexpr std::string_view ${name} = R\"${delimiter}("
                        "${content})${delimiter}\";\n")
+    # the digest of the text of an element that holds the asset after a newline
+    # (<script>\n...</script>), for a Content-Security-Policy
+    string(SHA256 digest "\n${content}")
+    hex_to_base64("${digest}" digest64)
+    string(APPEND text "inline constexpr std::string_view ${name}_sha256 = \"${digest64}\";\n")
 endforeach()
 string(APPEND text "\n}  // namespace attn::assets\n")
 

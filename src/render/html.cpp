@@ -94,6 +94,13 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
     const std::string tokens_json = Json(trace.tokens).dump();
 
     std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    // nothing from the network, no script but the page's own (named by its digest), so no
+    // inline event handler runs even if markup were ever injected
+    out += fmt::format(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "script-src 'sha256-{}'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
+        "form-action 'none'\">\n",
+        assets::report_js_sha256);
     out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
     out += fmt::format("<title>attn: {}</title>\n", html(trace.sentence));
     out += "<style>\n" + std::string(assets::report_css) + "</style>\n</head>\n<body>\n";

@@ -34,9 +34,20 @@
       table.querySelectorAll('tr.active').forEach(function (r) { r.classList.remove('active'); });
       tr.classList.add('active');
       var cells = tr.querySelectorAll('td[data-v]');
-      var html = '<div class="row"><span class="label"><b>' +
-                 tr.querySelector('th').textContent + '</b></span><span>attends to</span></div>';
-      bars.innerHTML = html;
+      // built from text only: a token is never parsed as markup
+      bars.replaceChildren();
+      var head = document.createElement('div');
+      head.className = 'row';
+      var who = document.createElement('span');
+      who.className = 'label';
+      var bold = document.createElement('b');
+      bold.textContent = tr.querySelector('th').textContent;
+      who.appendChild(bold);
+      var verb = document.createElement('span');
+      verb.textContent = 'attends to';
+      head.appendChild(who);
+      head.appendChild(verb);
+      bars.appendChild(head);
       cells.forEach(function (td) {
         var w = parseFloat(td.getAttribute('data-v')) || 0;
         var row = document.createElement('div');
