@@ -282,7 +282,13 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
     head.q_norms = row_norms(head.q);
     head.k_norms = row_norms(head.k);
     head.row_sums = row_sums(head.attention);
-    head.col_sums = row_sums(transpose(head.attention));
+    head.col_sums.assign(head.attention.cols(), 0.0);
+    for (std::size_t r = 0; r < head.attention.rows(); ++r) {
+        const auto row = head.attention.row(r);
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            head.col_sums[c] += row[c];
+        }
+    }
     if (!t.rule.is_right()) {
         // a mistake shown on purpose: the right weights beside the ones asked for
         head.correct_attention =
