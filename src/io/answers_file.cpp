@@ -25,7 +25,7 @@ using reader::Value;
 }  // namespace
 
 AnswerSheet read_answers(const std::string& path) {
-    const Reader r(path);
+    Reader r(path);
     const Value root =
         r.document("attn.answers", "an answers file written by attn worksheet and filled in");
     r.check_keys(root, "", {"schema", "schema_version", "instructions", "worksheet", "answers"});

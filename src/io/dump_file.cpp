@@ -27,7 +27,7 @@ using reader::Value;
 }  // namespace
 
 Loaded read_dump(const std::string& path) {
-    const Reader r(path);
+    Reader r(path);
     const Value root = r.document("attn.trace", "a JSON dump written by attn explain --json");
     const Value& version = r.require(root, "", "schema_version", "the dump's schema_version");
     if (!version.is(Type::number) || version.text != std::to_string(json_schema_version)) {

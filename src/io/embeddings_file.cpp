@@ -71,7 +71,7 @@ EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& 
 }  // namespace reader
 
 EmbeddingTable read_embeddings(const std::string& path) {
-    const reader::Reader r(path);
+    reader::Reader r(path);
     const reader::Value root = r.document(
         "attn.embeddings", "an embeddings file: {\"vectors\": {\"token\": [numbers], ...}}");
     return reader::embeddings(r, root, "");

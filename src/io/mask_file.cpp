@@ -19,7 +19,7 @@ using reader::Value;
 }  // namespace
 
 Matrix read_positions(const std::string& path) {
-    const Reader r(path);
+    Reader r(path);
     const Value root =
         r.document("attn.positions", "a positions file: {\"positions\": [[numbers], ...]}");
     r.check_keys(root, "", {"schema", "description", "positions"});
@@ -28,7 +28,7 @@ Matrix read_positions(const std::string& path) {
 }
 
 Mask read_mask(const std::string& path) {
-    const Reader r(path);
+    Reader r(path);
     const Value root =
         r.document("attn.mask", "a mask file: {\"mask\": [[true, false, ...], ...]}");
     r.check_keys(root, "", {"schema", "description", "mask"});

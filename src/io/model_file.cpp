@@ -20,7 +20,7 @@ using reader::Value;
 }  // namespace
 
 ModelFile read_model(const std::string& path) {
-    const Reader r(path);
+    Reader r(path);
     const Value root =
         r.document("attn.model", "a model file: {\"embeddings\": {...}, \"weights\": {...}}");
     r.check_keys(root, "",

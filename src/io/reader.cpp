@@ -106,17 +106,18 @@ std::string index(const std::string& path, std::size_t i) {
 }
 
 void Reader::fail(const Value& at, const std::string& where, const std::string& what) const {
-    throw Error(ErrorKind::input,
-                fmt::format("{}:{}:{}: {}{}{}", path_, at.position.line, at.position.column, where,
-                            where.empty() ? "" : ": ", what));
+    const auto place = json::line_column(text_, at.position.offset);
+    throw Error(ErrorKind::input, fmt::format("{}:{}:{}: {}{}{}", path_, place.line, place.column,
+                                              where, where.empty() ? "" : ": ", what));
 }
 
 std::size_t Reader::line_of(const Value& v) const {
-    return v.position.line;
+    return json::line_column(text_, v.position.offset).line;
 }
 
-Value Reader::document(std::string_view schema, std::string_view expected) const {
-    Value root = json::parse(json::read_file(path_, json::max_input_bytes), path_);
+Value Reader::document(std::string_view schema, std::string_view expected) {
+    text_ = json::read_file(path_, json::max_input_bytes);
+    Value root = json::parse(text_, path_);
     if (!root.is(Type::object)) {
         fail(root, "",
              fmt::format("the file holds {}, expected a JSON object ({})",

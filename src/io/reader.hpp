@@ -26,7 +26,7 @@ std::string child(const std::string& path, std::string_view key);
 /// The JSON path of element `i` of `path`: a[3].
 std::string index(const std::string& path, std::size_t i);
 
-/// One file being read: its path, and the checks that name a place in it.
+/// One file being read: its path and text, and the checks that name a place in it.
 class Reader {
   public:
     explicit Reader(std::string path) : path_(std::move(path)) {}
@@ -34,8 +34,9 @@ class Reader {
     [[nodiscard]] const std::string& path() const { return path_; }
 
     /// Reads and parses the file, which must hold an object that does not look like another
-    /// kind of attn file than `schema`; `expected` names the kind in messages.
-    Value document(std::string_view schema, std::string_view expected) const;
+    /// kind of attn file than `schema`; `expected` names the kind in messages. Keeps the text,
+    /// where the values' offsets point.
+    Value document(std::string_view schema, std::string_view expected);
 
     /// Throws attn::Error (input): "FILE:LINE:COLUMN: WHERE: WHAT", at the value `at`.
     [[noreturn]] void fail(const Value& at, const std::string& where,
@@ -63,6 +64,7 @@ class Reader {
 
   private:
     std::string path_;
+    std::string text_;  // the file's text, where the values' offsets point
 };
 
 /// A seed, read exactly from the number's text: seeds go up to 2^64 - 1, past a double's 2^53.

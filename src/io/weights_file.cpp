@@ -167,7 +167,7 @@ Weights weights(const Reader& r, const Value& obj, const std::string& where) {
 }  // namespace reader
 
 Weights read_weights(const std::string& path) {
-    const reader::Reader r(path);
+    reader::Reader r(path);
     const reader::Value root = r.document(
         "attn.weights", "a weights file: {\"W_Q\": [[...]], \"W_K\": [[...]], \"W_V\": [[...]]}");
     return reader::weights(r, root, "");
