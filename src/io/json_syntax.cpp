@@ -45,7 +45,8 @@ std::optional<double> to_double(std::string_view literal) noexcept {
         return std::nullopt;
     }
     if (ec == std::errc::result_out_of_range) {
-        // too small for a double: 0; too large: infinity
+        // too small for a double: 0; too large: infinity (judged by the exponent's sign and
+        // the integer part, as attn always has: 1000…000e-10 with 400 zeros also reads as 0)
         const std::size_t e = literal.find_first_of("eE");
         const bool negative_exponent = e != npos && e + 1 < literal.size() && literal[e + 1] == '-';
         const auto integer = literal.substr(0, literal.find_first_of(".eE"));

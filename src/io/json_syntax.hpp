@@ -36,9 +36,10 @@ enum class Expect {
     end,           // nothing more after the file's value
 };
 
-/// The double that the JSON number `literal` stands for, as attn reads it: std::from_chars,
-/// with a number too small for a double read as 0 and one too large as infinity (which the
-/// reader rejects). Nothing if `literal` is not wholly a number.
+/// The double that the JSON number `literal` stands for, as attn reads it: std::from_chars;
+/// out of a double's range, 0 if its exponent is negative or its integer part 0 (too small),
+/// else infinity (too large, which the reader rejects). Nothing if `literal` is not wholly a
+/// number.
 std::optional<double> to_double(std::string_view literal) noexcept;
 
 class Syntax {
