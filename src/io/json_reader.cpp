@@ -1,488 +1,325 @@
-// A small strict JSON parser that records the position of every value. Recursive descent,
-// with an explicit depth limit so that a hostile file cannot overflow the stack.
+// attn's JSON reader: nlohmann/json's SAX parser reads the text (strict RFC 8259 with
+// comments, UTF-8, numbers) and Builder, its handler, makes the tree of Values, each with the
+// byte offset where it starts, and rejects duplicate keys and deep nesting. A syntax error is
+// worded by json_syntax.cpp from where Builder stood.
 #include "attn/io/json_reader.hpp"
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/core/error.hpp"
-#include "attn/core/utf8.hpp"
+#include "json_syntax.hpp"
+
+namespace attn::json::detail {
+
+/// The text as nlohmann's parser reads it, a character at a time (through nlohmann's public
+/// iterator-pair interface): a pointer, in a type of attn's own.
+struct Chars {
+    using iterator_category = std::input_iterator_tag;
+    using value_type = char;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const char*;
+    using reference = const char&;
+
+    const char* at = nullptr;
+
+    reference operator*() const noexcept { return *at; }
+    Chars& operator++() noexcept {  // all that nlohmann's iterator_input_adapter uses
+        ++at;
+        return *this;
+    }
+    friend bool operator==(Chars a, Chars b) noexcept { return a.at == b.at; }
+};
+
+}  // namespace attn::json::detail
 
 namespace attn::json {
+namespace detail {
 namespace {
 
-constexpr std::size_t max_depth = 64;
+constexpr std::size_t npos = std::string_view::npos;
 
-std::string shown(char c) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u < 0x7F) {
-        return fmt::format("'{}'", c);
+// What may stand between two tokens besides comments: white space, ',' and ':'
+constexpr std::array<bool, 256> between_tokens = [] {
+    std::array<bool, 256> table{};
+    for (const char c : {' ', '\t', '\n', '\r', ',', ':'}) {
+        table[static_cast<unsigned char>(c)] = true;
     }
-    return fmt::format("byte 0x{:02X}", u);
-}
+    return table;
+}();
 
 }  // namespace
 
-namespace detail {
-
-class Parser {
+/// nlohmann's SAX handler that makes the Values. nlohmann's parser calls it once it has read
+/// each token (but ',' and ':'), so the token starts at the first character after the end of
+/// the one before (pos_) that is not white space, a comment, ',' or ':'.
+class Builder {
   public:
-    Parser(std::string_view text, std::string_view file) : text_(text), file_(file) {}
+    Builder(std::string_view text, const Syntax& syntax) noexcept : text_(text), syntax_(syntax) {}
 
-    Value document() {
-        skip_space();
-        if (at_end()) {
-            fail("the file has no JSON value", "a JSON object");
+    /// The document, once nlohmann's parser has read it all: nothing may follow.
+    Value finish() {
+        syntax_.expect_end(pos_);
+        return std::move(root_);
+    }
+
+    bool null() {
+        const std::size_t at = next_token();
+        pos_ = at + 4;
+        (void)place(at);
+        return true;
+    }
+    bool boolean(bool b) {
+        const std::size_t at = next_token();
+        pos_ = at + (b ? 4 : 5);
+        Value& v = place(at);
+        v.type = Value::Type::boolean;
+        v.boolean = b;
+        return true;
+    }
+    bool number_unsigned(std::uint64_t n) {
+        const std::size_t at = next_token();
+        number(at, integer_end(at), static_cast<double>(n), true);
+        return true;
+    }
+    bool number_integer(std::int64_t n) {  // a negative integer, or -0
+        const std::size_t at = next_token();
+        number(at, integer_end(at), n == 0 ? -0.0 : static_cast<double>(n), true);
+        return true;
+    }
+    bool number_float(double x, const std::string& literal) {
+        const std::size_t at = next_token();
+        // a literal without point or exponent is an integer too long for 64 bits
+        const bool integer = std::none_of(literal.begin(), literal.end(),
+                                          [](char c) { return c == '.' || c == 'e' || c == 'E'; });
+        number(at, at + literal.size(), x, integer);
+        return true;
+    }
+    bool string(std::string& s) {
+        const std::size_t at = next_token();
+        pos_ = string_end(at);
+        Value& v = place(at);
+        v.type = Value::Type::string;
+        v.text = std::move(s);
+        return true;
+    }
+    static bool binary(nlohmann::json::binary_t& /*unused*/) { return true; }  // not in JSON
+    bool start_object(std::size_t /*unknown*/) {
+        open(Value::Type::object);
+        return true;
+    }
+    bool key(std::string& k) {
+        const std::size_t at = next_token();
+        auto& members = stack_.back()->members;
+        if (std::any_of(members.begin(), members.end(),
+                        [&](const Member& m) { return m.first == k; })) {
+            syntax_.duplicate_key(at, k);
         }
-        Value v = value(0);
-        skip_space();
-        if (!at_end()) {
-            fail(fmt::format("{} after the end of the JSON value", shown(peek())),
-                 "nothing more (is a comma or a bracket misplaced?)");
+        pos_ = string_end(at);
+        members.push_back({std::move(k), Value{}});
+        last_ = Last::key;
+        return true;
+    }
+    bool end_object() {
+        close();
+        return true;
+    }
+    bool start_array(std::size_t /*unknown*/) {
+        open(Value::Type::array);
+        return true;
+    }
+    bool end_array() {
+        if (const auto& numbers = stack_.back()->items.numbers_; !numbers.empty()) {
+            last_numbers_ = numbers.size();
         }
-        return v;
+        close();
+        return true;
+    }
+    // nlohmann's message is not used: Syntax reads on from the last good token instead
+    bool parse_error(std::size_t stopped, const std::string& /*token*/,
+                     const nlohmann::detail::exception& /*error*/) {
+        syntax_.explain(pos_, expected(), stack_.size(), last_number_, stopped);
     }
 
   private:
-    [[nodiscard]] bool at_end() const { return pos_ >= text_.size(); }
-    [[nodiscard]] char peek() const { return text_[pos_]; }
+    enum class Last { nothing, open, key, value };
 
-    [[noreturn]] void fail(std::string_view found, std::string_view expected) const {
-        fail_at(here(), found, expected);
-    }
-    [[noreturn]] void fail_at(const Position& p, std::string_view found,
-                              std::string_view expected) const {
-        throw Error(ErrorKind::input, fmt::format("{}:{}:{}: not JSON: {}, expected {}", file_,
-                                                  p.line, p.column, found, expected));
-    }
-
-    [[nodiscard]] Position here() const { return {line_, column_, pos_}; }
-
-    void advance() {
-        if (text_[pos_] == '\n') {
-            ++line_;
-            column_ = 1;
-        } else if ((static_cast<unsigned char>(text_[pos_]) & 0xC0U) != 0x80U) {
-            ++column_;  // count characters, not the continuation bytes of UTF-8
-        }
-        ++pos_;
-    }
-
-    // advance() over a character known to be ASCII and not a newline: a digit, a sign
-    void step() {
-        ++pos_;
-        ++column_;
-    }
-
-    void skip_space() {
-        while (!at_end()) {
-            const char c = peek();
-            if (c == ' ' || c == '\t' || c == '\r') {
-                step();
-            } else if (c == '\n') {
-                advance();
-            } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/') {
-                while (!at_end() && peek() != '\n') {
-                    advance();
-                }
-            } else if (c == '/' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '*') {
-                const Position start = here();
-                advance();
-                advance();
-                while (!at_end() &&
-                       !(peek() == '*' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '/')) {
-                    advance();
-                }
-                if (at_end()) {
-                    fail_at(start, "a /* comment that is never closed", "*/ to end it");
-                }
-                advance();
-                advance();
+    // The start of the token nlohmann's parser has just read.
+    std::size_t next_token() {
+        last_number_ = npos;
+        std::size_t p = pos_;
+        while (p < text_.size()) {
+            const auto c = static_cast<unsigned char>(text_[p]);
+            if (between_tokens[c]) {
+                ++p;
+            } else if (c == '/') {
+                p = syntax_.skip_comment(p);
             } else {
-                return;
+                break;
             }
         }
+        return p;
     }
 
-    void expect_literal(std::string_view word) {
-        if (text_.substr(pos_, word.size()) != word) {
-            fail(fmt::format("{}", shown(peek())),
-                 "a value (a number, a string in double quotes, [, {, true, false or null)");
+    // The end of the string (or key) that starts at `at`, which nlohmann has read as valid.
+    [[nodiscard]] std::size_t string_end(std::size_t at) const noexcept {
+        std::size_t p = at + 1;
+        while (p < text_.size() && text_[p] != '"') {
+            p += text_[p] == '\\' ? 2U : 1U;
         }
-        for (std::size_t i = 0; i < word.size(); ++i) {
-            advance();
-        }
+        return p + 1;
     }
 
-    Value value(std::size_t depth) {
-        if (depth > max_depth) {
-            fail(fmt::format("more than {} levels of nested arrays and objects", max_depth),
-                 "a flatter file");
+    // The end of the integer that starts at `at`, as nlohmann's lexer read it: "01" is 0 and 1.
+    [[nodiscard]] std::size_t integer_end(std::size_t at) const noexcept {
+        std::size_t p = at + (text_[at] == '-' ? 1 : 0);
+        if (text_[p++] == '0') {
+            return p;
         }
-        Value v;
-        v.position = here();
-        if (at_end()) {
-            fail("the end of the file", "a value (is the file cut short?)");
+        while (p < text_.size() && text_[p] >= '0' && text_[p] <= '9') {
+            ++p;
         }
-        const char c = peek();
-        if (c == '{') {
-            object(v, depth);
-        } else if (c == '[') {
-            array(v, depth);
-        } else if (c == '"') {
-            v.type = Value::Type::string;
-            v.text = string();
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            v.type = Value::Type::number;
-            const std::size_t begin = pos_;
-            v.number = number();
-            const auto literal = text_.substr(begin, pos_ - begin);
-            if (literal.find_first_of(".eE") == std::string_view::npos) {
-                v.text = std::string(literal);  // an integer, kept exactly (seeds exceed 2^53)
+        return p;
+    }
+
+    // What the parser expected when it stopped, and at which depth.
+    [[nodiscard]] Expect expected() const noexcept {
+        if (stack_.empty()) {
+            return last_ == Last::nothing ? Expect::document : Expect::end;
+        }
+        const bool array = stack_.back()->is(Value::Type::array);
+        switch (last_) {
+            case Last::open:
+                return array ? Expect::value : Expect::first_key;
+            case Last::key:
+                return Expect::colon;
+            case Last::nothing:
+            case Last::value:
+                break;
+        }
+        return array ? Expect::next_element : Expect::next_member;
+    }
+
+    // A new value at `at`: the document, the value of the last key, or an array's element.
+    Value& place(std::size_t at) {
+        if (stack_.size() > max_depth) {
+            syntax_.too_deep(at);
+        }
+        last_ = Last::value;
+        Value* v = &root_;
+        if (!stack_.empty()) {
+            Value& parent = *stack_.back();
+            if (parent.is(Value::Type::object)) {
+                v = &parent.members.back().second;
+            } else {
+                spill(parent.items);
+                v = &parent.items.values_.emplace_back();
             }
-        } else if (c == 't') {
-            expect_literal("true");
-            v.type = Value::Type::boolean;
-            v.boolean = true;
-        } else if (c == 'f') {
-            expect_literal("false");
-            v.type = Value::Type::boolean;
-        } else if (c == 'n') {
-            expect_literal("null");
-        } else if (text_.substr(pos_, 3) == "NaN" || text_.substr(pos_, 8) == "Infinity") {
-            // what Python's json.dump writes for nan and inf
-            fail(
-                c == 'N' ? "NaN, which JSON does not allow" : "Infinity, which JSON does not allow",
-                "a finite number (Python writes these for nan and inf: check the data)");
-        } else if (pos_ == 0 && (text_.starts_with("\xFF\xFE") || text_.starts_with("\xFE\xFF"))) {
-            fail("a UTF-16 byte order mark", "UTF-8 text (save the file as UTF-8)");
+        }
+        compact_ = nullptr;
+        v->position.offset = at;
+        return *v;
+    }
+
+    // A number from `at` to `end`. The elements of an array that are all numbers go into its
+    // compact lists, unless an integer has more digits than a double holds exactly.
+    void number(std::size_t at, std::size_t end, double x, bool integer) {
+        pos_ = end;
+        constexpr std::size_t exact_digits = 15;  // < 2^53: the double holds it exactly
+        if (compact_ != nullptr &&
+            (!integer || end - at - (text_[at] == '-' ? 1 : 0) <= exact_digits)) {
+            if (compact_->numbers_.empty()) {  // rows of a matrix come one after another, all alike
+                compact_->numbers_.reserve(last_numbers_);
+                compact_->number_at_.reserve(last_numbers_);
+            }
+            compact_->numbers_.push_back(x);
+            compact_->number_at_.push_back(std::uint64_t{at} << 1U | (integer ? 1U : 0U));
+            last_ = Last::value;
         } else {
-            fail(shown(c),
-                 "a value (a number, a string in double quotes, [, {, true, false or null)");
+            Value& v = place(at);
+            v.type = Value::Type::number;
+            v.number = x;
+            if (integer) {
+                v.text.assign(text_.substr(at, end - at));  // exactly as written (seeds > 2^53)
+            }
         }
-        return v;
+        last_number_ = at;
     }
 
-    void object(Value& v, std::size_t depth) {
-        v.type = Value::Type::object;
-        advance();  // {
-        skip_space();
-        if (!at_end() && peek() == '}') {
-            advance();
-            return;
-        }
-        while (true) {
-            skip_space();
-            if (at_end()) {
-                fail("the end of the file inside an object",
-                     "a key and } (is the file cut short?)");
-            }
-            if (peek() != '"') {
-                fail(shown(peek()), peek() == '}' ? "another key after the comma (JSON allows no "
-                                                    "trailing comma)"
-                                                  : "a key in double quotes");
-            }
-            const Position key_at = here();
-            std::string key = string();
-            for (const auto& [existing, _] : v.members) {
-                if (existing == key) {
-                    fail_at(key_at, fmt::format("the key \"{}\" a second time", key),
-                            "each key once per object");
-                }
-            }
-            skip_space();
-            if (at_end() || peek() != ':') {
-                fail(at_end() ? "the end of the file" : shown(peek()), "':' after the key");
-            }
-            advance();
-            skip_space();
-            Value member = value(depth + 1);
-            v.members.push_back({std::move(key), std::move(member)});
-            skip_space();
-            if (at_end()) {
-                fail("the end of the file inside an object", "',' or '}' (is the file cut short?)");
-            }
-            if (peek() == ',') {
-                advance();
-                continue;
-            }
-            if (peek() == '}') {
-                advance();
-                return;
-            }
-            fail(shown(peek()), "',' or '}' after a member of an object");
+    // The numbers of an array that turns out not to be all numbers, as Values.
+    static void spill(Items& items) {
+        if (!items.numbers_.empty()) {
+            (void)items.made();
+            items.numbers_ = {};
+            items.number_at_ = {};
         }
     }
 
-    // An array. Its numbers go straight into v.items.numbers_ while all its elements are
-    // numbers (a row of a matrix); anything else, or an integer too long to be exact in a
-    // double, turns it into Values.
-    void array(Value& v, std::size_t depth) {
-        v.type = Value::Type::array;
-        advance();  // [
-        skip_space();
-        if (!at_end() && peek() == ']') {
-            advance();
-            return;
-        }
-        bool compact = depth + 1 <= max_depth;
-        if (compact) {  // rows of a matrix come one after another, all of one length
-            v.items.numbers_.reserve(last_numbers_);
-            v.items.number_at_.reserve(last_numbers_);
-        }
-        while (true) {
-            skip_space();
-            if (!at_end() && peek() == ']') {
-                fail("']' after a comma", "another element (JSON allows no trailing comma)");
-            }
-            const bool is_number = !at_end() && (peek() == '-' || (peek() >= '0' && peek() <= '9'));
-            if (compact && is_number) {
-                const Position at = here();
-                const std::size_t begin = pos_;
-                bool integer = false;
-                const double x = number(&integer);
-                const auto literal = text_.substr(begin, pos_ - begin);
-                constexpr std::size_t exact_digits = 15;  // < 2^53: the double holds it exactly
-                if (!integer || literal.size() - (literal[0] == '-' ? 1 : 0) <= exact_digits) {
-                    v.items.numbers_.push_back(x);
-                    v.items.number_at_.push_back({at, integer});
-                } else {
-                    compact = false;
-                    spill(v);
-                    Value n;
-                    n.type = Value::Type::number;
-                    n.position = at;
-                    n.number = x;
-                    n.text = std::string(literal);  // an integer, kept exactly
-                    v.items.values_.push_back(std::move(n));
-                }
-            } else {
-                if (compact) {
-                    compact = false;
-                    spill(v);
-                }
-                v.items.values_.push_back(value(depth + 1));
-            }
-            skip_space();
-            if (at_end()) {
-                fail("the end of the file inside an array", "',' or ']' (is the file cut short?)");
-            }
-            if (peek() == ',') {
-                advance();
-                continue;
-            }
-            if (peek() == ']') {
-                advance();
-                last_numbers_ = v.items.numbers_.size();
-                return;
-            }
-            fail(shown(peek()), "',' or ']' after an element of an array");
+    void open(Value::Type type) {
+        const std::size_t at = next_token();
+        Value& v = place(at);
+        v.type = type;
+        stack_.push_back(&v);
+        pos_ = at + 1;
+        last_ = Last::open;
+        // its elements are held compactly while they are numbers (and not nested too deeply)
+        if (type == Value::Type::array && stack_.size() <= max_depth) {
+            compact_ = &v.items;
         }
     }
 
-    // The numbers read so far into an array as Values, when it turns out not to be all
-    // numbers.
-    static void spill(Value& v) {
-        (void)v.items.made();
-        v.items.numbers_ = {};
-        v.items.number_at_ = {};
-    }
-
-    unsigned hex4() {
-        unsigned value = 0;
-        for (int i = 0; i < 4; ++i) {
-            if (at_end() || std::isxdigit(static_cast<unsigned char>(peek())) == 0) {
-                fail(at_end() ? "the end of the file" : shown(peek()),
-                     "four hexadecimal digits after \\u");
-            }
-            const char c = peek();
-            const unsigned digit = static_cast<unsigned>(
-                c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);  // NOLINT(hicpp-signed-bitwise)
-            value = value * 16 + digit;
-            advance();
-        }
-        return value;
-    }
-
-    std::string string() {
-        const Position start = here();
-        advance();  // "
-        std::string out;
-        while (true) {
-            if (at_end()) {
-                fail_at(start, "a string that is never closed", "a closing \"");
-            }
-            const char c = peek();
-            const auto u = static_cast<unsigned char>(c);
-            if (c == '"') {
-                advance();
-                return out;
-            }
-            if (u < 0x20) {
-                fail(c == '\n' ? "a line break inside a string" : shown(c),
-                     "\\n or another escape for a control character");
-            }
-            if (c == '\\') {
-                advance();
-                if (at_end()) {
-                    fail("the end of the file", "an escape after \\");
-                }
-                const char e = peek();
-                advance();
-                switch (e) {
-                    case '"':
-                        out += '"';
-                        break;
-                    case '\\':
-                        out += '\\';
-                        break;
-                    case '/':
-                        out += '/';
-                        break;
-                    case 'b':
-                        out += '\b';
-                        break;
-                    case 'f':
-                        out += '\f';
-                        break;
-                    case 'n':
-                        out += '\n';
-                        break;
-                    case 'r':
-                        out += '\r';
-                        break;
-                    case 't':
-                        out += '\t';
-                        break;
-                    case 'u': {
-                        unsigned cp = hex4();
-                        if (cp >= 0xD800 && cp <= 0xDBFF) {
-                            if (text_.substr(pos_, 2) != "\\u") {
-                                fail("a lone UTF-16 high surrogate", "a \\uDC00-\\uDFFF after it");
-                            }
-                            advance();
-                            advance();
-                            const unsigned low = hex4();
-                            if (low < 0xDC00 || low > 0xDFFF) {
-                                fail("a UTF-16 high surrogate without its low half",
-                                     "a \\uDC00-\\uDFFF after it");
-                            }
-                            cp = 0x10000 + ((cp - 0xD800) << 10U) + (low - 0xDC00);
-                        } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                            fail("a lone UTF-16 low surrogate", "a character");
-                        }
-                        utf8::append(out, static_cast<char32_t>(cp));
-                        break;
-                    }
-                    default:
-                        fail(fmt::format("the escape \\{}", e),
-                             "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
-                }
-                continue;
-            }
-            if (u < 0x80) {
-                out += c;
-                advance();
-                continue;
-            }
-            const auto d = utf8::decode(text_.substr(pos_));
-            if (!d) {
-                fail(fmt::format("byte 0x{:02X}, which is not UTF-8", u), "UTF-8 text");
-            }
-            out.append(text_.substr(pos_, d->length));
-            for (std::size_t i = 0; i < d->length; ++i) {
-                advance();
-            }
-        }
-    }
-
-    // A number; `integer` (if given) tells whether it has no point and no exponent.
-    double number(bool* integer = nullptr) {
-        const Position start = here();
-        const std::size_t begin = pos_;
-        const auto digits = [this] {
-            std::size_t n = 0;
-            while (!at_end() && peek() >= '0' && peek() <= '9') {
-                step();
-                ++n;
-            }
-            return n;
-        };
-        if (peek() == '-') {
-            step();
-        }
-        const std::size_t int_begin = pos_;
-        const std::size_t n_int = digits();
-        if (n_int == 0) {
-            fail(at_end() ? "the end of the file" : shown(peek()), "a digit");
-        }
-        if (n_int > 1 && text_[int_begin] == '0') {
-            fail_at(start, "a number with a leading zero", "a number such as 0.5 or 7");
-        }
-        bool negative_exponent = false;
-        if (!at_end() && peek() == '.') {
-            step();
-            if (digits() == 0) {
-                fail(at_end() ? "the end of the file" : shown(peek()),
-                     "a digit after the decimal point");
-            }
-        }
-        if (!at_end() && (peek() == 'e' || peek() == 'E')) {
-            step();
-            if (!at_end() && (peek() == '+' || peek() == '-')) {
-                negative_exponent = peek() == '-';
-                step();
-            }
-            if (digits() == 0) {
-                fail(at_end() ? "the end of the file" : shown(peek()), "a digit in the exponent");
-            }
-        }
-        const std::string_view literal = text_.substr(begin, pos_ - begin);
-        if (integer != nullptr) {
-            *integer = literal.size() == n_int + (int_begin - begin);
-        }
-        double value = 0.0;
-        const auto [ptr, ec] =
-            std::from_chars(literal.data(), literal.data() + literal.size(), value);
-        if (ec == std::errc::result_out_of_range) {
-            // too small for a double: it is zero; too large: it would be infinity
-            const bool all_zero_int =
-                literal.substr(int_begin - begin, n_int).find_first_not_of('0') ==
-                std::string_view::npos;
-            if (negative_exponent || all_zero_int) {
-                return 0.0;
-            }
-            // a number of hundreds of digits is cut in the message: 9999999999… (400 digits)
-            const std::string written =
-                literal.size() <= 24
-                    ? std::string(literal)
-                    : fmt::format("{}… ({} characters)", literal.substr(0, 12), literal.size());
-            fail_at(start, fmt::format("the number {} that overflows to infinity", written),
-                    "a number of at most about ±1.8e308");
-        }
-        if (ec != std::errc() || ptr != literal.data() + literal.size()) {
-            fail_at(start, fmt::format("the number {}", literal), "a JSON number");
-        }
-        return value;
+    void close() {
+        pos_ = next_token() + 1;
+        stack_.pop_back();
+        last_ = Last::value;
+        compact_ = nullptr;  // the array around holds a container: not all numbers
     }
 
     std::string_view text_;
-    std::string_view file_;
-    std::size_t pos_ = 0;
-    std::size_t line_ = 1;
-    std::size_t column_ = 1;
-    std::size_t last_numbers_ = 0;  // how many numbers the last array held compactly
+    const Syntax& syntax_;
+    Value root_;
+    std::vector<Value*> stack_;       // the open arrays and objects, innermost last
+    std::size_t pos_ = 0;             // where the last token read ends
+    Last last_ = Last::nothing;       // what that token was
+    std::size_t last_number_ = npos;  // where it starts, if it is a number
+    Items* compact_ = nullptr;        // the innermost array while it holds only numbers
+    std::size_t last_numbers_ = 0;    // how many numbers the last array held compactly
 };
 
+namespace {
+
+// Parses `text`, or the same text with its comments blanked out (`plain`, see CommentsDiffer).
+Value read(std::string_view text, std::string_view file, const std::string* plain = nullptr) {
+    const Syntax syntax(text, file, plain != nullptr);
+    if (text.starts_with("\xEF\xBB\xBF")) {
+        // nlohmann's lexer skips a UTF-8 byte order mark; attn's reader wants it gone before
+        syntax.explain(0, Expect::document, 0, npos, 0);
+    }
+    if (plain != nullptr) {
+        text = *plain;
+    }
+    Builder builder(text, syntax);
+    // its handler throws rather than return false: the result is always true
+    (void)nlohmann::json::sax_parse(Chars{text.data()}, Chars{text.data() + text.size()}, &builder,
+                                    nlohmann::json::input_format_t::json,
+                                    /*strict=*/true, /*ignore_comments=*/true);
+    return builder.finish();
+}
+
+}  // namespace
 }  // namespace detail
 
 const std::vector<Value>& Items::made() const {
@@ -491,9 +328,9 @@ const std::vector<Value>& Items::made() const {
         for (std::size_t i = 0; i < numbers_.size(); ++i) {
             Value& item = values_[i];
             item.type = Value::Type::number;
-            item.position = number_at_[i].position;
+            item.position.offset = number_at_[i] >> 1U;
             item.number = numbers_[i];
-            if (number_at_[i].integer) {
+            if ((number_at_[i] & 1U) != 0) {
                 // exactly its literal: an integer of at most 15 digits, and no leading zeros
                 item.text = std::signbit(item.number) && item.number == 0.0
                                 ? "-0"
@@ -511,6 +348,18 @@ const Value* Value::find(std::string_view key) const noexcept {
         }
     }
     return nullptr;
+}
+
+LineColumn line_column(std::string_view text, std::size_t offset) noexcept {
+    const auto before = text.substr(0, offset);
+    const std::size_t newline = before.rfind('\n');
+    const auto line = newline == std::string_view::npos ? before : before.substr(newline + 1);
+    return {
+        .line = 1 + static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n')),
+        // count characters, not the continuation bytes of UTF-8
+        .column = 1 + static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char c) {
+                      return (static_cast<unsigned char>(c) & 0xC0U) != 0x80U;
+                  }))};
 }
 
 std::string_view describe(Value::Type type) noexcept {
@@ -532,7 +381,13 @@ std::string_view describe(Value::Type type) noexcept {
 }
 
 Value parse(std::string_view text, std::string_view file) {
-    return detail::Parser(text, file).document();
+    try {
+        return detail::read(text, file);
+    } catch (const detail::CommentsDiffer&) {
+        // a comment nlohmann's lexer reads otherwise than attn: parse the text without them
+        const std::string plain = detail::without_comments(text);
+        return detail::read(text, file, &plain);
+    }
 }
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {

@@ -1,6 +1,7 @@
-// Fuzz target: attn's JSON reader (comments, positions, nesting limit, numbers), and the
-// compact arrays of numbers: their values must be their elements' values, and every
-// element must sit after the array's own position.
+// Fuzz target: attn's JSON reader, nlohmann/json's SAX parser and the handler that builds the
+// tree (comments, positions, nesting limit, numbers, and the messages for syntax errors), and
+// the compact arrays of numbers: their values must be their elements' values, every element
+// must sit after the array's own position, and every position inside the text.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -14,7 +15,12 @@ namespace {
 
 using attn::json::Value;
 
+std::string_view text;
+
 void walk(const Value& v) {
+    if (v.position.offset >= text.size()) {  // a value takes at least one character
+        std::abort();
+    }
     const auto* numbers = v.items.numbers();
     if (numbers != nullptr && numbers->size() != v.items.size()) {
         std::abort();
@@ -39,9 +45,9 @@ void walk(const Value& v) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    text = std::string_view(reinterpret_cast<const char*>(data), size);
     try {
-        walk(attn::json::parse(std::string_view(reinterpret_cast<const char*>(data), size),
-                               "fuzz.json"));
+        walk(attn::json::parse(text, "fuzz.json"));
     } catch (const attn::Error&) {
         // a clear error is the expected answer to bad input
     }

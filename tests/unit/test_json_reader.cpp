@@ -11,6 +11,11 @@ using Type = attn::json::Value::Type;
 
 namespace {
 
+// The line and column of a value of `text`, as a message names them.
+attn::json::LineColumn place(std::string_view text, const attn::json::Value& v) {
+    return attn::json::line_column(text, v.position.offset);
+}
+
 std::string error_of(std::string_view text) {
     try {
         (void)parse(text, "f.json");
@@ -65,17 +70,17 @@ bool same(const attn::json::Value& ours, const nlohmann::json& theirs) {
 }  // namespace
 
 TEST_CASE("json reader: values, positions and comments", "[json]") {
-    const auto v =
-        parse("// head\n{\n  \"a\": [1, -2.5e3, true, null],\n  /* b */ \"b\": \"x\\u00e9\\n\"\n}",
-              "f.json");
+    const std::string_view doc =
+        "// head\n{\n  \"a\": [1, -2.5e3, true, null],\n  /* b */ \"b\": \"x\\u00e9\\n\"\n}";
+    const auto v = parse(doc, "f.json");
     REQUIRE(v.is(Type::object));
-    CHECK(v.position.line == 2);
+    CHECK(place(doc, v).line == 2);
     const auto* a = v.find("a");
     REQUIRE(a != nullptr);
-    CHECK(a->position.line == 3);
-    CHECK(a->position.column == 8);
+    CHECK(place(doc, *a).line == 3);
+    CHECK(place(doc, *a).column == 8);
     CHECK(a->items[1].number == -2500.0);
-    CHECK(a->items[1].position.column == 12);
+    CHECK(place(doc, a->items[1]).column == 12);
     CHECK(a->items[2].boolean);
     CHECK(a->items[3].is(Type::null));
     CHECK(v.find("b")->text == "xé\n");
@@ -83,22 +88,24 @@ TEST_CASE("json reader: values, positions and comments", "[json]") {
     // integers keep their exact text (seeds above 2^53)
     CHECK(parse("[18446744073709551615]", "f").items[0].text == "18446744073709551615");
     // columns count characters, not bytes
-    CHECK(parse("{\"é\": 1}", "f").find("é")->position.column == 7);
+    const std::string_view accented = "{\"é\": 1}";
+    CHECK(place(accented, *parse(accented, "f").find("é")).column == 7);
 }
 
 TEST_CASE("json reader: arrays of numbers are held compactly, with every element's place",
           "[json]") {
     using Catch::Matchers::Equals;
-    const auto a = parse("[0.5, -1e3,\n  2.25E-1]", "f");
+    const std::string_view row = "[0.5, -1e3,\n  2.25E-1]";
+    const auto a = parse(row, "f");
     REQUIRE(a.items.numbers() != nullptr);
     CHECK_THAT(*a.items.numbers(), Equals(std::vector<double>{0.5, -1000.0, 0.225}));
     REQUIRE(a.items.size() == 3);
     CHECK(a.items[1].is(Type::number));
     CHECK(a.items[1].number == -1000.0);
     CHECK(a.items[1].text.empty());
-    CHECK(a.items[1].position.column == 7);
-    CHECK(a.items[2].position.line == 2);
-    CHECK(a.items[2].position.column == 3);
+    CHECK(place(row, a.items[1]).column == 7);
+    CHECK(place(row, a.items[2]).line == 2);
+    CHECK(place(row, a.items[2]).column == 3);
     CHECK(std::distance(a.items.begin(), a.items.end()) == 3);
     CHECK(a.items.numbers() != nullptr);  // still there after the elements were made
 
@@ -113,11 +120,12 @@ TEST_CASE("json reader: arrays of numbers are held compactly, with every element
     CHECK(ints.items[4].text == "999999999999999");
 
     // an integer of 16 digits or more, anything not a number, or an empty array: Values
-    const auto mixed = parse("[0.5, 9007199254740993, 0.25]", "f");
+    const std::string_view long_integer = "[0.5, 9007199254740993, 0.25]";
+    const auto mixed = parse(long_integer, "f");
     CHECK(mixed.items.numbers() == nullptr);
     REQUIRE(mixed.items.size() == 3);
     CHECK(mixed.items[0].number == 0.5);
-    CHECK(mixed.items[0].position.column == 2);
+    CHECK(place(long_integer, mixed.items[0]).column == 2);
     CHECK(mixed.items[1].text == "9007199254740993");
     CHECK(mixed.items[2].number == 0.25);
     CHECK(parse("[-1000000000000000]", "f").items[0].text == "-1000000000000000");
@@ -185,4 +193,45 @@ TEST_CASE("json reader: syntax errors name the place, what was found and what wa
     CHECK_THAT(error_of(std::string(100, '[') + std::string(100, ']')),
                Catch::Contains("more than 64 levels"));
     CHECK_THAT(error_of(""), Catch::Contains("no JSON value"));
+}
+
+TEST_CASE("json reader: comments, NUL bytes, byte order marks and numbers at the edges", "[json]") {
+    using namespace std::string_literals;
+    // a // comment runs to the end of its line, past a lone carriage return or a NUL byte
+    // (nlohmann's lexer would end it there)
+    CHECK(error_of("// a\r1") ==
+          "f.json:1:7: not JSON: the file has no JSON value, expected a JSON object");
+    CHECK(error_of("[1, // x\r 2\n]") ==
+          "f.json:2:1: not JSON: ']' after a comma, expected another element (JSON allows no "
+          "trailing comma)");
+    CHECK(parse("[\"a\", // \0 x\n 1]"s, "f").items.size() == 2);
+    CHECK(parse("[1, // x\r\n 2]", "f").items.size() == 2);
+    CHECK(parse("/* \0 */ [1]"s, "f").items[0].text == "1");
+    CHECK(parse("{\"a\" // key\n : /* colon */ 1}", "f").find("a")->number == 1.0);
+    CHECK_THAT(error_of("[1 /x]"), Catch::StartsWith("f.json:1:4: not JSON: '/', expected ','"));
+    // a NUL byte ends nothing
+    CHECK_THAT(error_of("{}\0"s),
+               Catch::StartsWith("f.json:1:3: not JSON: byte 0x00 after the end"));
+    CHECK_THAT(error_of("[\0]"s),
+               Catch::StartsWith("f.json:1:2: not JSON: byte 0x00, expected a value"));
+    // read_file drops a UTF-8 byte order mark; parse takes the text as it is
+    CHECK_THAT(error_of("\xEF\xBB\xBF{}"), Catch::StartsWith("f.json:1:1: not JSON: byte 0xEF"));
+    // numbers: a leading zero at the number, even where nlohmann reads 0 and then 1
+    CHECK_THAT(error_of("[01]"),
+               Catch::StartsWith("f.json:1:2: not JSON: a number with a leading"));
+    CHECK_THAT(error_of("[-00.5]"),
+               Catch::StartsWith("f.json:1:2: not JSON: a number with a leading"));
+    CHECK_THAT(error_of("[-0 1]"), Catch::StartsWith("f.json:1:5: not JSON: '1', expected ','"));
+    CHECK_THAT(error_of("[1, -1e999]"),
+               Catch::StartsWith("f.json:1:5: not JSON: the number -1e999"));
+    // too small for a double: zero (with its sign, as IEEE-754 rounds it)
+    CHECK(parse("[-1e-999]", "f").items[0].number == 0.0);
+    CHECK(parse("[1e-999]", "f").items[0].number == 0.0);
+    const auto big = parse("[18446744073709551616, -9223372036854775809, 1]", "f");
+    CHECK(big.items[0].text == "18446744073709551616");
+    CHECK(big.items[1].text == "-9223372036854775809");
+    CHECK(big.items[2].text == "1");
+    // a key is the same key however it is escaped
+    CHECK(error_of("{\"a\": 1, \"\\u0061\": 2}") ==
+          "f.json:1:10: not JSON: the key \"a\" a second time, expected each key once per object");
 }

@@ -1,13 +1,14 @@
 #pragma once
-/// attn's reader for JSON input files: every value keeps its line and column, so that an
-/// error can point at the exact place in the file (nlohmann/json 3.11 cannot say where a
-/// value was; see docs/design.md).
+/// attn's reader for JSON input files, built on nlohmann/json's SAX parser. Every value keeps
+/// the byte offset where it starts, and line_column() turns that into the line and column that
+/// an error names (nlohmann/json 3.11 keeps no position for a value; see docs/design.md).
 ///
 /// Accepts standard JSON (RFC 8259) plus // and /* */ comments, which `attn init` writes to
 /// explain its starter files. Rejects duplicate keys, nesting deeper than 64 levels,
 /// invalid UTF-8, and numbers too large for a double.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,23 +16,32 @@
 
 namespace attn::json {
 
-/// Where a value starts in its file: 1-based line and column (in characters), byte offset.
+/// Where a value starts in its file: a byte offset into the text that was parsed. Lines and
+/// columns are only needed for a message, so they are computed then, by line_column().
 struct Position {
-    std::size_t line = 1;
-    std::size_t column = 1;
     std::size_t offset = 0;
 };
+
+/// A place in a text as a message names it: 1-based line and column, the column counting
+/// characters (not the continuation bytes of UTF-8).
+struct LineColumn {
+    std::size_t line = 1;
+    std::size_t column = 1;
+};
+
+/// The line and column of byte `offset` of `text` (at most text.size()).
+LineColumn line_column(std::string_view text, std::size_t offset) noexcept;
 
 struct Value;
 struct Member;
 namespace detail {
-class Parser;
+class Builder;
 }
 
 /// An array's elements, read as from a vector: size(), empty(), [] and a range for.
 ///
 /// An array whose elements are all numbers (a row of a matrix) is held compactly, as its
-/// values and their positions, and numbers() gives the values without a Value made for
+/// values and their offsets, and numbers() gives the values without a Value made for
 /// each: a model file holds hundreds of thousands of them (docs/performance.md). Its
 /// elements as Values are made on the first use of [], begin() or end(), so one array is not
 /// to be read from two threads at once.
@@ -51,16 +61,14 @@ class Items {
     }
 
   private:
-    friend class detail::Parser;
-    struct NumberAt {
-        Position position;     // where a number of a number array starts
-        bool integer = false;  // written as an integer, so its Value keeps that text
-    };
+    friend class detail::Builder;
     [[nodiscard]] const std::vector<Value>& made() const;
 
     mutable std::vector<Value> values_;  // the elements; for a number array, made on first use
     std::vector<double> numbers_;        // a number array's values
-    std::vector<NumberAt> number_at_;
+    // where each number of a number array starts, shifted left by one; the lowest bit is set
+    // when it is written as an integer, so that its Value keeps that text
+    std::vector<std::uint64_t> number_at_;
 };
 
 /// A parsed JSON value and where it was.
@@ -104,7 +112,8 @@ struct Member {
 std::string_view describe(Value::Type type) noexcept;
 
 /// Parses `text`, read from `file` (used in messages). Throws attn::Error (input) as
-/// "FILE:LINE:COLUMN: not JSON: ..., expected ..." for a syntax error.
+/// "FILE:LINE:COLUMN: not JSON: ..., expected ..." for a syntax error. The values' positions
+/// are offsets into `text`: keep it to name a value's line and column in a message.
 Value parse(std::string_view text, std::string_view file);
 
 /// Reads a whole file for parsing. Throws attn::Error (input) naming the file when it does

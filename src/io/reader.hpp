@@ -1,0 +1,114 @@
+#pragma once
+// What the readers of attn's files share (one file per kind: embeddings_file.cpp,
+// weights_file.cpp, model_file.cpp, mask_file.cpp, dump_file.cpp, answers_file.cpp): Reader
+// parses a file and checks its values, and every error it throws says where
+// (FILE:LINE:COLUMN: json.path), what was found and what was expected.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attn/core/enums.hpp"
+#include "attn/core/error.hpp"
+#include "attn/core/input.hpp"
+#include "attn/core/limits.hpp"
+#include "attn/core/matrix.hpp"
+#include "attn/core/model.hpp"
+#include "attn/core/tokenizer.hpp"
+#include "attn/io/json_reader.hpp"
+
+namespace attn::reader {
+
+using json::Value;
+using Type = json::Value::Type;
+
+/// The JSON path of member `key` of `path`, as messages write it: a.b, or a["two words"].
+std::string child(const std::string& path, std::string_view key);
+/// The JSON path of element `i` of `path`: a[3].
+std::string index(const std::string& path, std::size_t i);
+
+/// One file being read: its path and text, and the checks that name a place in it.
+class Reader {
+  public:
+    explicit Reader(std::string path) : path_(std::move(path)) {}
+
+    [[nodiscard]] const std::string& path() const { return path_; }
+
+    /// Reads and parses the file, which must hold an object that does not look like another
+    /// kind of attn file than `schema`; `expected` names the kind in messages. Keeps the text,
+    /// where the values' offsets point.
+    Value document(std::string_view schema, std::string_view expected);
+
+    /// Throws attn::Error (input): "FILE:LINE:COLUMN: WHERE: WHAT", at the value `at`.
+    [[noreturn]] void fail(const Value& at, const std::string& where,
+                           const std::string& what) const;
+    /// The line of the file where `v` starts.
+    [[nodiscard]] std::size_t line_of(const Value& v) const;
+
+    /// Every key of `obj` is one of `allowed` (else the nearest is suggested).
+    void check_keys(const Value& obj, const std::string& where,
+                    const std::vector<std::string>& allowed) const;
+    /// The member `key` of `obj`, which must be there.
+    const Value& require(const Value& obj, const std::string& where, std::string_view key,
+                         std::string_view expected) const;
+    void expect_type(const Value& v, const std::string& where, Type type,
+                     std::string_view expected) const;
+
+    std::string string_value(const Value& v, const std::string& where) const;
+    bool bool_value(const Value& v, const std::string& where) const;
+    /// A size within the range of `field` (core/limits.hpp): the same ranges as the command
+    /// line's.
+    std::size_t size_value(const Value& v, const std::string& where, Field field) const;
+    /// A row of numbers: [0.1, -0.3, ...]
+    std::vector<double> numbers(const Value& v, const std::string& where) const;
+    /// A matrix: an array of rows, all of the same length.
+    Matrix matrix(const Value& v, const std::string& where) const;
+
+  private:
+    std::string path_;
+    std::string text_;  // the file's text, where the values' offsets point
+};
+
+/// A seed, read exactly from the number's text: seeds go up to 2^64 - 1, past a double's 2^53.
+std::uint64_t seed_of(const Reader& r, const Value& seed, const std::string& where);
+/// One of `allowed`, spelled as the enum's table spells it (core/enums.hpp); else
+/// "the NOUN is "x", expected "a" or "b"".
+template <NamedEnum E>
+E enum_value(const Reader& r, const Value& v, const std::string& where,
+             std::initializer_list<E> allowed, std::string_view noun) {
+    const std::string text = r.string_value(v, where);
+    const auto found = parse_enum<E>(text);
+    if (found && std::find(allowed.begin(), allowed.end(), *found) != allowed.end()) {
+        return *found;
+    }
+    std::string expected;
+    std::size_t i = 0;
+    for (const E e : allowed) {
+        expected += (i == 0                    ? ""
+                     : i + 1 == allowed.size() ? " or "
+                                               : ", ") +
+                    ("\"" + std::string(to_string(e)) + "\"");
+        ++i;
+    }
+    r.fail(v, where,
+           "the " + std::string(noun) + " is \"" + shown(text) + "\", expected " + expected);
+}
+
+/// "none" or "causal" (or "file", where a dump records a mask file).
+MaskKind mask_value(const Reader& r, const Value& v, const std::string& where,
+                    bool allow_file = false);
+/// {"mode": "words" or "chars", "lowercase": bool}
+TokenizerOptions tokenizer_value(const Reader& r, const Value& v, const std::string& where);
+
+/// An embeddings table: an embeddings file's top level, or a model file's "embeddings"
+/// (embeddings_file.cpp).
+EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& where);
+/// Weights, in attn's layout or PyTorch's: a weights file's top level, or a model file's
+/// "weights" (weights_file.cpp).
+Weights weights(const Reader& r, const Value& obj, const std::string& where);
+
+}  // namespace attn::reader
