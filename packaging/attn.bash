@@ -16,6 +16,8 @@ _attn() {
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "text markdown latex none" -- "$cur")); return ;;
         --arith) COMPREPLY=($(compgen -W "exact hand" -- "$cur")); return ;;
+        --scale-by) COMPREPLY=($(compgen -W "d_k d_model none" -- "$cur")); return ;;
+        --softmax-over) COMPREPLY=($(compgen -W "rows columns all" -- "$cur")); return ;;
         --layout) COMPREPLY=($(compgen -W "row col" -- "$cur")); return ;;
         --unknown) COMPREPLY=($(compgen -W "error random" -- "$cur")); return ;;
         --model|--embeddings|--weights)
@@ -23,20 +25,20 @@ _attn() {
             examples=$(attn examples --names 2>/dev/null)
             COMPREPLY=($(compgen -W "$examples" -- "$cur") $(compgen -f -- "$cur")); return ;;
         --from|--json|--html|--svg|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --seed|--d-model|--d-k|--d-v|--heads|--head|--threads|--pad-to|--max-memory|--precision|--width|--why|--steps|--blank|--tolerance|--description)
+        --seed|--d-model|--d-k|--d-v|--heads|--head|--threads|--pad-to|--max-memory|--precision|--width|--why|--steps|--blank|--tolerance|--relative-tolerance|--description)
             return ;;
     esac
     local opts
     case $sub in
         explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --max-memory --lowercase
-                       --chars --no-scale --arith --embeddings --weights --model --unknown --from
+                       --chars --scale-by --no-scale --softmax-over --arith --embeddings --weights --model --unknown --from
                        --precision --steps --layout --pause --quiet-text --color --width --ascii
                        --json --format --svg --html --why --head --stats --threads --help" ;;
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
                     --output --force --help" ;;
         worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --arith --blank --output
                          --force --help" ;;
-        check) opts="--tolerance --precision --ascii --help"
+        check) opts="--tolerance --relative-tolerance --precision --ascii --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
         examples) opts="--names --help" ;;
         *) opts="explain init worksheet check examples --version --help" ;;
