@@ -20,7 +20,7 @@ _attn() {
         --softmax-over) COMPREPLY=($(compgen -W "rows columns all" -- "$cur")); return ;;
         --layout) COMPREPLY=($(compgen -W "row col" -- "$cur")); return ;;
         --unknown) COMPREPLY=($(compgen -W "error random" -- "$cur")); return ;;
-        --model|--embeddings|--weights)
+        --model|--embeddings|--weights|--qkv)
             local examples
             examples=$(attn examples --names 2>/dev/null)
             COMPREPLY=($(compgen -W "$examples" -- "$cur") $(compgen -f -- "$cur")); return ;;
@@ -31,7 +31,7 @@ _attn() {
     local opts
     case $sub in
         explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --max-memory --lowercase
-                       --chars --scale-by --no-scale --softmax-over --arith --embeddings --weights --model --unknown --from
+                       --chars --scale-by --no-scale --softmax-over --arith --embeddings --weights --model --qkv --unknown --from
                        --precision --steps --layout --pause --quiet-text --color --width --ascii
                        --json --format --svg --html --why --head --stats --threads --help" ;;
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description

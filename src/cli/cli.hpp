@@ -75,14 +75,15 @@ struct ExplainOptions {
     std::optional<long long> pad_to;
     bool lowercase = false;
     bool chars = false;
-    bool no_scale = false;        ///< skip the scaling by √d_k: --scale-by none
+    bool no_scale = false;                ///< skip the scaling by √d_k: --scale-by none
     std::optional<std::string> scale_by;  ///< d_k (right), d_model or none (mistakes shown)
     std::string softmax_over = "rows";    ///< rows (right), columns or all (mistakes shown)
-    std::string arith = "exact";  ///< exact or hand
-    std::string embeddings;       ///< an embeddings file
-    std::string weights;          ///< a weights file
-    std::string model;            ///< a model file (embeddings and weights)
-    std::string from;             ///< a JSON dump to replay
+    std::string arith = "exact";          ///< exact or hand
+    std::string embeddings;               ///< an embeddings file
+    std::string weights;                  ///< a weights file
+    std::string model;                    ///< a model file (embeddings and weights)
+    std::string qkv;                      ///< a Q, K, V file: the walk-through starts from them
+    std::string from;                     ///< a JSON dump to replay
     std::string unknown = "error";
     std::vector<std::string> why;  ///< cells to work out, e.g. "scores[is,book]"
     int head = 0;                  ///< show this head in full, the others in brief; 0: all in full

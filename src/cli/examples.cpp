@@ -10,6 +10,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/io/model_file.hpp"
+#include "attn/render/render.hpp"
 #include "cli.hpp"
 
 #ifndef ATTN_INSTALL_DATADIR
@@ -62,8 +63,11 @@ std::string resolve_input_file(const std::string& path, const Io& io) {
 
 void configure_examples(CLI::App& app, ExamplesOptions& o) {
     app.add_flag("--names", o.names_only, "Only the names, one per line");
-    app.footer(R"(Lists the worked examples that come with attn; give a name to --model:
+    app.footer(
+        R"(Lists the worked examples that come with attn, each with the command that runs it; a name
+is enough for --model or --qkv:
   attn explain --model this-is-book
+  attn explain --qkv tutorial-002-random-qkv --mask causal
 
 They are looked up in $ATTN_DATA_DIR/examples, then next to the executable
 (../share/attn/examples, or data/examples of the source tree), then in the install prefix.)");
@@ -87,23 +91,32 @@ int run_examples(const ExamplesOptions& o, Io& io) {
         }
     }
     std::sort(files.begin(), files.end());
-    if (!o.names_only) {
-        io.out << "Worked examples in " << *dir << " (use: attn explain --model NAME):\n\n";
+    if (o.names_only) {
+        for (const auto& file : files) {
+            io.out << shown(file.stem().string()) << '\n';
+        }
+        return 0;
     }
+    std::vector<ExampleEntry> entries;
     for (const auto& file : files) {
         const std::string name = file.stem().string();
-        if (o.names_only) {
-            io.out << name << '\n';
-            continue;
-        }
-        std::string description;
+        // a model file (--model) or a lesson that starts from Q, K and V (--qkv)
+        ExampleEntry e{name, "", "attn explain --model " + name};
         try {
-            description = read_model(file.string()).description.value_or("");
-        } catch (const Error& e) {
-            description = std::string("(cannot be read: ") + e.what() + ")";
+            e.description = read_model(file.string()).description.value_or("");
+        } catch (const Error& model_error) {
+            try {
+                e.description = read_qkv(file.string()).description.value_or("");
+                e.command = "attn explain --qkv " + name;
+            } catch (const Error&) {
+                e.description = std::string("(cannot be read: ") + model_error.what() + ")";
+            }
         }
-        io.out << fmt::format("  {:<20} {}\n", name, description);
+        entries.push_back(std::move(e));
     }
+    TextStyle style;
+    style.width = text_width(0, io);
+    io.out << render_examples(*dir, entries, style);
     return 0;
 }
 

@@ -36,6 +36,7 @@ std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
         {!o.embeddings.empty(), "--embeddings"},
         {!o.weights.empty(), "--weights"},
         {!o.model.empty(), "--model"},
+        {!o.qkv.empty(), "--qkv"},
         {o.unknown != "error", "--unknown"},
     };
     for (const auto& [is_given, name] : given) {
@@ -54,6 +55,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
     o.model = resolve_input_file(o.model, io);
     o.embeddings = resolve_input_file(o.embeddings, io);
     o.weights = resolve_input_file(o.weights, io);
+    o.qkv = resolve_input_file(o.qkv, io);
     if (!o.from.empty()) {
         if (const auto other = conflicts_with_from(o)) {
             throw Error(ErrorKind::usage,

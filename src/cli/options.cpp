@@ -116,6 +116,7 @@ InputSpec to_spec(const ExplainOptions& o) {
     spec.embeddings_path = non_empty(o.embeddings);
     spec.weights_path = non_empty(o.weights);
     spec.model_path = non_empty(o.model);
+    spec.qkv_path = non_empty(o.qkv);
     return spec;
 }
 
@@ -224,6 +225,11 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
                    "Read embeddings and weights (and optionally the sentence, "
                    "mask and tokenizer) from one model file, e.g. "
                    "data/examples/this-is-book.json")
+        ->type_name("FILE");
+    app.add_option("--qkv", o.qkv,
+                   "Start from queries, keys and values given in this JSON file "
+                   "({\"Q\": [[...]], \"K\": [[...]], \"V\": [[...]]}, optionally \"tokens\"), "
+                   "as lessons that begin at the scores do; no embeddings or weights")
         ->type_name("FILE");
     app.add_option("--unknown", o.unknown,
                    "Tokens missing from --embeddings/--model: error (default) "

@@ -89,12 +89,109 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
                             case_only ? ", use --lowercase or \"case_insensitive\": true when "
                                         "only the case differs"
                                       : "",
-                            one ? "it a" : "them"));
+                            one ? "it a seeded vector" : "them seeded vectors"));
+}
+
+// A lesson that starts from Q, K and V (--qkv): one head, no embeddings, weights, positions
+// or padding. The rows are named by the sentence given (its tokens must be as many as the
+// rows), else by the file's "tokens", else t0, t1, ...
+Loaded assemble_qkv(const InputSpec& spec, const QkvFile& file, const std::optional<Mask>& mask) {
+    const std::vector<std::pair<bool, const char*>> others{
+        {spec.embeddings_path.has_value(), "--embeddings"},
+        {spec.weights_path.has_value(), "--weights"},
+        {spec.model_path.has_value(), "--model"},
+        {spec.d_model.has_value(), "--d-model"},
+        {spec.n_heads.value_or(1) != 1, "--heads"},
+        {spec.positions.value_or(PositionKind::none) != PositionKind::none ||
+             spec.positions_path.has_value(),
+         "--positions"},
+        {spec.pad_to.has_value(), "--pad-to"},
+        {spec.unknown != UnknownTokens::error, "--unknown"},
+        {spec.seed.has_value(), "--seed"},
+        {spec.scale_by == ScaleBy::d_model, "--scale-by d_model (the width of embeddings)"},
+    };
+    for (const auto& [given, name] : others) {
+        if (given) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("--qkv gives Q, K and V as they are, so {} has nothing to "
+                                    "change, expected --qkv without it (the walk-through starts "
+                                    "from the scores: no embeddings, weights, heads, positions "
+                                    "or padding)",
+                                    name));
+        }
+    }
+    Loaded out;
+    Config& c = out.config;
+    c.tokenizer.lowercase = spec.lowercase;
+    if (spec.chars) {
+        c.tokenizer.mode = TokenMode::chars;
+    }
+    c.mask = spec.mask.value_or(file.mask.value_or(MaskKind::none));
+    if (spec.mask_path) {
+        c.mask = MaskKind::file;
+    }
+    c.scale_by = spec.scale_by;
+    c.softmax_over = spec.softmax_over;
+    c.arith = spec.arith;
+    c.n_heads = 1;
+    c.d_k = file.qkv.q.cols();
+    c.d_v = file.qkv.v.cols();
+    c.d_model = c.d_k;  // no embeddings: d_model only sizes what is not there
+    check_sizes_agree("--d-k", spec.d_k, c.d_k,
+                      fmt::format("Q in {} has {} columns", shown(file.path), c.d_k));
+    check_sizes_agree("--d-v", spec.d_v, c.d_v,
+                      fmt::format("V in {} has {} columns", shown(file.path), c.d_v));
+    validate(c);
+
+    const std::size_t n = file.qkv.q.rows();
+    Input& in = out.input;
+    if (spec.sentence) {
+        in.sentence = *spec.sentence;
+        in.tokens = tokenize(in.sentence, c.tokenizer);
+        if (in.tokens.size() != n) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("the sentence has {} tokens, but Q, K and V in {} have {} "
+                                    "rows, expected one token per row",
+                                    in.tokens.size(), shown(file.path), n));
+        }
+    } else {
+        if (file.tokens) {
+            in.tokens = *file.tokens;
+        } else {
+            for (std::size_t i = 0; i < n; ++i) {
+                in.tokens.push_back(fmt::format("t{}", i));
+            }
+        }
+        for (const auto& token : in.tokens) {
+            in.sentence += (in.sentence.empty() ? "" : " ") + token;
+        }
+        in.tokens_named = true;
+    }
+    check_memory(c, n, spec.max_memory);
+    if (file.description) {
+        in.description = *file.description;
+    }
+    in.qkv = file.qkv;
+    if (mask && spec.mask_path) {
+        if (mask->rows() != n) {
+            throw Error(ErrorKind::input,
+                        fmt::format("{}: the mask is {}×{}, expected {}×{} (one row and one "
+                                    "column per token)",
+                                    shown(*spec.mask_path), mask->rows(), mask->cols(), n, n));
+        }
+        in.mask = mask;
+        in.mask_source.kind = Source::Kind::file;
+        in.mask_source.path = *spec.mask_path;
+    }
+    return out;
 }
 
 }  // namespace
 
 Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
+    if (files.qkv) {
+        return assemble_qkv(spec, *files.qkv, files.mask);
+    }
     const std::optional<ModelFile>& model = files.model;
     std::optional<EmbeddingTable> table;
     if (files.embeddings) {
@@ -301,6 +398,9 @@ InputFiles read_input_files(const InputSpec& spec) {
     }
     if (spec.mask_path) {
         files.mask = read_mask(*spec.mask_path);
+    }
+    if (spec.qkv_path) {
+        files.qkv = read_qkv(*spec.qkv_path);
     }
     return files;
 }

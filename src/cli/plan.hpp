@@ -20,6 +20,7 @@ struct InputSpec {
     std::optional<std::string> embeddings_path;
     std::optional<std::string> weights_path;
     std::optional<std::string> model_path;
+    std::optional<std::string> qkv_path;  ///< Q, K and V given: no embeddings or weights
     UnknownTokens unknown = UnknownTokens::error;
     std::optional<std::uint64_t> seed;
     std::optional<std::size_t> d_model;
@@ -46,6 +47,7 @@ struct InputFiles {
     std::optional<Weights> weights;            ///< --weights
     std::optional<Matrix> positions;           ///< --positions FILE
     std::optional<Mask> mask;                  ///< --mask FILE
+    std::optional<QkvFile> qkv;                ///< --qkv
 };
 
 /// Reads every file `spec` names.

@@ -428,6 +428,7 @@ Trace explain(const Input& input, const Config& config) {
     t.mask_source = input.mask_source;
     t.qkv_given = input.qkv.has_value();
     t.qkv_path = input.qkv ? input.qkv->path : std::string();
+    t.tokens_named = input.tokens_named;
     t.dim_labels = numbered("d", config.d_model);
     t.q_labels = numbered("q", config.n_heads * config.d_k);
     t.k_labels = numbered("k", config.n_heads * config.d_k);

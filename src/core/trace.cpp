@@ -144,12 +144,21 @@ std::vector<Step> build(const Trace& t, bool columns) {
     tok.number = "1";
     tok.op = StepOp::tokens;
     tok.symbol = sym("tokens");
-    tok.formula.sym(sym("tokens"))
-        .op(Op::equals)
-        .fn(c.tokenizer.mode == TokenMode::chars ? "characters" : "words")
-        .open(Bracket::call)
-        .sym(sym("sentence"))
-        .close(Bracket::call);
+    if (t.tokens_named) {  // the names of the given Q, K and V's rows
+        tok.formula.sym(sym("tokens"))
+            .op(Op::equals)
+            .fn("rows")
+            .open(Bracket::call)
+            .sym(sym("Q"))
+            .close(Bracket::call);
+    } else {
+        tok.formula.sym(sym("tokens"))
+            .op(Op::equals)
+            .fn(c.tokenizer.mode == TokenMode::chars ? "characters" : "words")
+            .open(Bracket::call)
+            .sym(sym("sentence"))
+            .close(Bracket::call);
+    }
     tok.shape = {t.tokens.size(), 1};
     tok.kind = StepKind::tokens;
     tok.row_labels = tokens;

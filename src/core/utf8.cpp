@@ -54,6 +54,22 @@ std::size_t cluster_width(std::string_view cluster) noexcept {
 
 }  // namespace
 
+std::optional<std::size_t> first_space_or_control(std::string_view text) noexcept {
+    for (std::size_t i = 0; i < text.size();) {
+        const auto d = decode(text.substr(i));
+        if (!d) {
+            return i;  // not UTF-8: not a label either
+        }
+        const auto category = utf8proc_category(to_int(d->code_point));
+        if (category == UTF8PROC_CATEGORY_CC || category == UTF8PROC_CATEGORY_ZS ||
+            category == UTF8PROC_CATEGORY_ZL || category == UTF8PROC_CATEGORY_ZP) {
+            return i;
+        }
+        i += d->length;
+    }
+    return std::nullopt;
+}
+
 std::optional<Decoded> decode(std::string_view text) noexcept {
     if (text.empty()) {
         return std::nullopt;

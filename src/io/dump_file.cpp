@@ -159,6 +159,29 @@ Loaded read_dump(const std::string& path) {
                            "holds every step)",
                            id));
     };
+    if (const Value* sources = root.find("sources"); sources != nullptr && sources->find("qkv")) {
+        // Q, K and V were given: the walk-through starts from them
+        const Value& qkv = *sources->find("qkv");
+        r.expect_type(qkv, "sources.qkv", Type::object,
+                      "an object: {\"kind\": \"file\", \"path\": ...}");
+        r.check_keys(qkv, "sources.qkv", {"kind", "path", "tokens_named"});
+        GivenQkv given;
+        given.path = r.string_value(r.require(qkv, "sources.qkv", "path", "the Q, K, V file"),
+                                    "sources.qkv.path");
+        given.q = step_values("Q");
+        given.k = step_values("K");
+        given.v = step_values("V");
+        if (const Value* named = qkv.find("tokens_named")) {
+            in.tokens_named = r.bool_value(*named, "sources.qkv.tokens_named");
+        }
+        in.qkv = std::move(given);
+        if (in.qkv->q.rows() != in.tokens.size()) {
+            r.fail(tokens, "tokens",
+                   fmt::format("there are {} tokens but {} rows of Q, expected one row per token",
+                               in.tokens.size(), in.qkv->q.rows()));
+        }
+        return out;
+    }
     in.x = step_values("embeddings");
     in.weights.w_q = step_values("W_Q");
     in.weights.w_k = step_values("W_K");

@@ -51,6 +51,9 @@ std::string_view looks_like(const Value& v) {
     if (v.find("W_Q") != nullptr) {
         return "attn.weights";
     }
+    if (v.find("Q") != nullptr && v.find("K") != nullptr) {
+        return "attn.qkv";
+    }
     return "";
 }
 
@@ -66,6 +69,9 @@ std::string option_for(std::string_view schema) {
     }
     if (schema == "attn.weights") {
         return "a weights file: give it with --weights";
+    }
+    if (schema == "attn.qkv") {
+        return "a Q, K, V file: give it with --qkv";
     }
     return "";
 }

@@ -40,8 +40,12 @@ std::string learned(const Trace& t) {
 // What the tokens' order reaches in this run: the positions, the mask, or nothing.
 std::string tokens_text(const Trace& t) {
     std::string out =
-        "The sentence is cut into tokens, the units attention works on. A token's index is its "
-        "position in the sequence. ";
+        t.tokens_named
+            ? fmt::format("The tokens name the rows of Q, K and V ({}), one token per row. A "
+                          "token's index is its position in the sequence. ",
+                          t.qkv_path)
+            : std::string("The sentence is cut into tokens, the units attention works on. A "
+                          "token's index is its position in the sequence. ");
     const bool positions = !t.positions.empty();
     const bool masked = t.mask.has_value();
     if (!positions && !masked) {

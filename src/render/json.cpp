@@ -365,6 +365,8 @@ void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
         const Head& h = head_of(t, step);
         j.key(in, "sqrt_d_k");
         j.number(std::sqrt(static_cast<double>(t.config.d_k)));
+        j.key(in, "divisor");  // what each score was divided by: √d_k, √d_model, by hand, or 1
+        j.number(t.rule.divisor());
         j.key(in, "variance_before");
         j.number(h.variance_scores);
         j.key(in, "variance_after");
@@ -431,7 +433,7 @@ void render_json(const Trace& t, const Sink& sink) {
     if (t.qkv_given) {  // Q, K and V given directly: no embeddings, no weights
         j.raw("{\"qkv\": {\"kind\": \"file\", \"path\": ");
         j.string(t.qkv_path);
-        j.raw("}");
+        j.raw(t.tokens_named ? ", \"tokens_named\": true}" : ", \"tokens_named\": false}");
     } else {
         j.raw("{\"embeddings\": ");
         source(j, t.embeddings_source);

@@ -190,13 +190,33 @@ std::vector<SummaryItem> summary(const Trace& t) {
         }
         sentence = fmt::format("{} … ({} characters in all)", all.substr(0, cut), characters);
     }
-    lines.push_back(
-        {"sentence",
-         fmt::format("\"{}\": {} {} ({}{})", sentence, t.tokens.size(),
-                     t.tokens.size() == 1 ? "token" : "tokens",
-                     c.tokenizer.mode == TokenMode::chars ? "characters" : "words and punctuation",
-                     c.tokenizer.lowercase ? ", lowercased" : ""),
-         {}});
+    if (t.tokens_named) {
+        lines.push_back({"tokens",
+                         fmt::format("{}: {} {}, the names of the rows of Q, K and V", sentence,
+                                     t.tokens.size(), t.tokens.size() == 1 ? "token" : "tokens"),
+                         {}});
+    } else {
+        lines.push_back({"sentence",
+                         fmt::format("\"{}\": {} {} ({}{})", sentence, t.tokens.size(),
+                                     t.tokens.size() == 1 ? "token" : "tokens",
+                                     c.tokenizer.mode == TokenMode::chars ? "characters"
+                                                                          : "words and punctuation",
+                                     c.tokenizer.lowercase ? ", lowercased" : ""),
+                         {}});
+    }
+    if (t.qkv_given) {  // no embeddings, no weights: nothing is seeded
+        lines.push_back(
+            {"sizes",
+             fmt::format("d_k = {}, d_v = {}; mask: {}", c.d_k, c.d_v, to_string(c.mask)),
+             {}});
+        lines.push_back(
+            {"numbers",
+             fmt::format("Q, K and V read from {}; the walk-through starts from them, so "
+                         "there are no embeddings or weights and nothing is seeded",
+                         t.qkv_path),
+             {}});
+        return lines;
+    }
     if (c.n_heads > 1) {
         lines.push_back({"sizes",
                          fmt::format("d_model = {}, {} heads of d_k = {}, d_v = {}; mask: {}",

@@ -4,7 +4,7 @@
     validate.py SCHEMA FILE...                 every FILE must be valid
     validate.py --expect-invalid SCHEMA FILE...  every FILE must be rejected
 
-SCHEMA is one of embeddings, weights, model, trace. Lines that start with // (as attn init
+SCHEMA is one of embeddings, weights, model, qkv, trace. Lines that start with // (as attn init
 writes them) are dropped before parsing. Needs Debian's python3-jsonschema
 (scripts/install-deps installs it).
 """

@@ -122,22 +122,32 @@ TEST_CASE("load_input: sizes that disagree are errors naming both sides", "[file
 }
 
 TEST_CASE("every example in data/examples loads and runs", "[files][examples]") {
-    std::size_t n = 0;
+    std::size_t models = 0;
+    std::size_t qkv = 0;
     for (const auto& entry : fs::directory_iterator(examples)) {
         if (entry.path().extension() != ".json") {
             continue;
         }
         INFO(entry.path());
         attn::InputSpec spec;
-        spec.model_path = entry.path().string();
+        // a lesson that starts from Q, K and V is named NAME-qkv.json
+        const bool starts_from_qkv = entry.path().stem().string().ends_with("-qkv");
+        (starts_from_qkv ? spec.qkv_path : spec.model_path) = entry.path().string();
         const auto loaded = attn::load_input(spec);
         const auto trace = attn::explain(loaded.input, loaded.config);
-        CHECK(trace.embeddings_source.kind == attn::Source::Kind::file);
-        CHECK(trace.weights_source.kind == attn::Source::Kind::file);
         CHECK_FALSE(trace.description.empty());
-        ++n;
+        if (starts_from_qkv) {
+            CHECK(trace.qkv_given);
+            CHECK(trace.x.empty());
+            ++qkv;
+        } else {
+            CHECK(trace.embeddings_source.kind == attn::Source::Kind::file);
+            CHECK(trace.weights_source.kind == attn::Source::Kind::file);
+            ++models;
+        }
     }
-    CHECK(n == 5);
+    CHECK(models == 6);
+    CHECK(qkv == 4);
 }
 
 TEST_CASE("the worked examples teach what their README says", "[files][examples]") {
@@ -218,4 +228,88 @@ TEST_CASE("nearest spellings", "[files]") {
     CHECK(attn::nearest("bookz", known) == std::vector<std::string>{"book", "books"});
     CHECK(attn::nearest("this", known) == std::vector<std::string>{"This"});
     CHECK(attn::nearest("zebra", known).empty());
+}
+
+TEST_CASE("Q, K, V files: tokens optional, shapes checked, the walk-through from the scores",
+          "[files][qkv]") {
+    const auto path = temp_file("qkv.json", R"({
+  // a comment, as in attn's other files
+  "description": "two tokens",
+  "Q": [[1, 0], [0, 1]],
+  "K": [[2, 0], [0, 3]],
+  "V": [[1, 2, 3], [4, 5, 6]]
+})");
+    const attn::QkvFile f = attn::read_qkv(path);
+    CHECK(f.description == "two tokens");
+    CHECK_FALSE(f.tokens.has_value());
+    CHECK(f.qkv.q.cols() == 2);
+    CHECK(f.qkv.v.cols() == 3);
+
+    attn::InputSpec spec;
+    spec.qkv_path = path;
+    auto loaded = attn::load_input(spec);
+    CHECK(loaded.input.tokens == std::vector<std::string>{"t0", "t1"});
+    CHECK(loaded.input.tokens_named);
+    CHECK(loaded.config.d_k == 2);
+    CHECK(loaded.config.d_v == 3);
+    const auto trace = attn::explain(loaded.input, loaded.config);
+    // scores = Q Kᵀ = [[2, 0], [0, 3]], divided by √2
+    CHECK(trace.heads[0].scores(0, 0) == 2.0);
+    CHECK(trace.heads[0].scores(1, 1) == 3.0);
+    CHECK(trace.heads[0].scaled_scores(1, 1) == 3.0 / std::sqrt(2.0));
+    CHECK(attn::find_step(trace, "embeddings") == nullptr);
+    CHECK(attn::find_step(trace, "W_Q") == nullptr);
+    REQUIRE(attn::find_step(trace, "Q") != nullptr);
+    CHECK(attn::find_step(trace, "Q")->number == "2a");
+
+    // a sentence names the rows, and must have one token per row
+    spec.sentence = "hello world";
+    loaded = attn::load_input(spec);
+    CHECK(loaded.input.tokens == std::vector<std::string>{"hello", "world"});
+    CHECK_FALSE(loaded.input.tokens_named);
+    spec.sentence = "one two three";
+    CHECK_THAT(error_of([&] { attn::load_input(spec); }),
+               Catch::Contains("the sentence has 3 tokens, but Q, K and V in") &&
+                   Catch::Contains("have 2 rows, expected one token per row"));
+    spec.sentence.reset();
+    spec.n_heads = 2;
+    CHECK_THAT(error_of([&] { attn::load_input(spec); }),
+               Catch::Contains("so --heads has nothing to change"));
+    spec.n_heads.reset();
+    spec.d_k = 5;
+    CHECK_THAT(error_of([&] { attn::load_input(spec); }), Catch::Contains("--d-k is 5, but Q in"));
+
+    // every row count and width is checked, each error at its place
+    CHECK_THAT(error_of([] {
+                   attn::read_qkv(temp_file("qkv-bad.json",
+                                            R"({"Q": [[1], [2]], "K": [[1], [2]], "V": [[1]]})"));
+               }),
+               Catch::Contains(":1:41: V: V has 1 row, expected 2 like Q (one row per token)"));
+    CHECK_THAT(error_of([] {
+                   attn::read_qkv(temp_file(
+                       "qkv-tab.json",
+                       "{\"tokens\": [\"a\\tb\"], \"Q\": [[1]], \"K\": [[1]], \"V\": [[1]]}"));
+               }),
+               Catch::Contains("the token \"a\\tb\" has U+0009"));
+    CHECK_THAT(error_of([] {
+                   attn::read_qkv(temp_file("qkv-nbsp.json",
+                                            "{\"tokens\": [\"a\xC2\xA0"
+                                            "b\"], \"Q\": [[1]], \"K\": [[1]], \"V\": [[1]]}"));
+               }),
+               Catch::Contains("has U+00A0 (white space"));
+}
+
+TEST_CASE("a dump of a Q, K, V run replays from the same Q, K and V", "[files][qkv][dump]") {
+    attn::InputSpec spec;
+    spec.qkv_path = examples + "random-4x8-qkv.json";
+    spec.mask = attn::MaskKind::causal;
+    const auto loaded = attn::load_input(spec);
+    const auto trace = attn::explain(loaded.input, loaded.config);
+    const auto dump = temp_file("qkv-dump.json", attn::render_json(trace));
+    const auto again = attn::read_dump(dump);
+    REQUIRE(again.input.qkv.has_value());
+    CHECK(again.input.qkv->q.data() == loaded.input.qkv->q.data());
+    CHECK(again.input.qkv->v.data() == loaded.input.qkv->v.data());
+    CHECK(again.input.tokens_named);
+    CHECK(attn::render_json(attn::explain(again.input, again.config)) == attn::render_json(trace));
 }

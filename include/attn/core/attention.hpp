@@ -37,6 +37,9 @@ struct Input {
     /// Q, K and V given directly; then x, weights and positions are empty, and the config has
     /// one head of d_k = Q's columns and d_v = V's columns (d_model is d_k).
     std::optional<GivenQkv> qkv;
+    /// The tokens name the rows of the given Q, K and V (from the file, or t0, t1, ...)
+    /// rather than coming from the tokenizer.
+    bool tokens_named = false;
 };
 
 /// The configuration and input of a run, ready for explain().

@@ -35,6 +35,16 @@ struct ModelFile {
     std::optional<std::size_t> pad_to;      ///< pad the sentence to this many tokens
 };
 
+/// A lesson that starts from queries, keys and values (--qkv FILE): the matrices, and
+/// optionally the tokens that name their rows, a description and a mask.
+struct QkvFile {
+    std::string path;
+    std::optional<std::string> description;          ///< one line about the lesson
+    std::optional<std::vector<std::string>> tokens;  ///< one per row; else t0, t1, ...
+    std::optional<MaskKind> mask;
+    GivenQkv qkv;  ///< Q (T, d_k), K (T, d_k), V (T, d_v)
+};
+
 /// What to do with a token that is not in the embeddings file.
 enum class UnknownTokens {
     error,  ///< stop with an error that lists every missing token

@@ -156,6 +156,9 @@ struct TraceNumbers {
     /// Q, K and V were given directly (GivenQkv): no embeddings and no weights; the file.
     bool qkv_given = false;
     std::string qkv_path;
+    /// The tokens came from the Q, K, V file (or are t0, t1, ... for its rows), not from
+    /// cutting a sentence.
+    bool tokens_named = false;
 
     Matrix x;          ///< embeddings (T, d_model), as looked up
     Matrix positions;  ///< P (T, d_model); empty without positions

@@ -24,6 +24,11 @@ std::optional<Decoded> decode(std::string_view text) noexcept;
 /// The byte offset of the first invalid sequence, or nothing when `text` is valid UTF-8.
 std::optional<std::size_t> first_invalid(std::string_view text) noexcept;
 
+/// The byte offset of the first white space (Unicode categories Zs, Zl, Zp, and tab, line
+/// feed and the other ASCII spacing controls) or control character (Cc) in `text`, which must
+/// be valid UTF-8; nothing when there is none. A label of a row (a token) has neither.
+std::optional<std::size_t> first_space_or_control(std::string_view text) noexcept;
+
 /// Appends the UTF-8 encoding of `cp` to `out`.
 void append(std::string& out, char32_t cp);
 

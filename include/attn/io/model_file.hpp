@@ -22,6 +22,11 @@ Weights read_weights(const std::string& path);
 /// Reads a model file: {"embeddings": {...}, "weights": {...}, "sentence", "mask", ...}.
 ModelFile read_model(const std::string& path);
 
+/// Reads a Q, K, V file: {"tokens": [...], "Q": [[...]], "K": [[...]], "V": [[...]]}; the
+/// tokens, "description" and "mask" are optional. Q and K have one width (d_k), every matrix
+/// one row per token.
+QkvFile read_qkv(const std::string& path);
+
 /// Reads a JSON dump written by --json and returns the run it records, so that explaining
 /// it again reproduces the same walk-through.
 Loaded read_dump(const std::string& path);

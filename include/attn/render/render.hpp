@@ -93,6 +93,18 @@ std::string format_tidy(double value, int precision, bool unicode);
 /// "−∞" → "-inf"... (for attn's prose; formulas have their own ASCII notation).
 std::string to_ascii(std::string_view text);
 
+/// One worked example for `attn examples`: its name, its description and the command that
+/// runs it.
+struct ExampleEntry {
+    std::string name;
+    std::string description;  ///< from the file: shown safely
+    std::string command;      ///< "attn explain --model NAME"
+};
+
+/// The list of worked examples in `dir`, each description wrapped to the style's width.
+std::string render_examples(std::string_view dir, const std::vector<ExampleEntry>& examples,
+                            const TextStyle& style);
+
 /// A printable worksheet in Markdown: the given steps filled in, the `blank` steps' cells left
 /// empty (or filled in, for the answer key).
 std::string render_worksheet(const Trace& trace, const std::vector<std::string>& blank,

@@ -1,0 +1,24 @@
+// `attn examples`: the worked examples, each with its description and the command that runs it.
+#include <fmt/format.h>
+
+#include "attn/render/render.hpp"
+#include "toolkit.hpp"
+
+namespace attn {
+
+std::string render_examples(std::string_view dir, const std::vector<ExampleEntry>& examples,
+                            const TextStyle& style) {
+    constexpr std::size_t indent = 4;
+    std::string out = fmt::format("Worked examples in {}:\n", toolkit::terminal(dir));
+    for (const auto& e : examples) {
+        out += fmt::format("\n  {}\n", toolkit::terminal(e.name));
+        const std::string description = toolkit::terminal(e.description);
+        for (const auto& line : toolkit::wrap(description, style.width, indent, indent)) {
+            out += std::string(indent, ' ') + line + '\n';
+        }
+        out += std::string(indent, ' ') + "$ " + toolkit::terminal(e.command) + '\n';
+    }
+    return out;
+}
+
+}  // namespace attn
