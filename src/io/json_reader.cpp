@@ -11,12 +11,12 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <unordered_map>
-#include <unordered_set>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -309,13 +309,13 @@ class Builder {
     const Syntax& syntax_;
     Value root_;
     std::vector<Value*> stack_;       // the open arrays and objects, innermost last
-    // the keys of each open object of 32 members or more (see key())
-    std::unordered_map<const Value*, std::unordered_set<std::string>> keys_;
     std::size_t pos_ = 0;             // where the last token read ends
     Last last_ = Last::nothing;       // what that token was
     std::size_t last_number_ = npos;  // where it starts, if it is a number
     Items* compact_ = nullptr;        // the innermost array while it holds only numbers
     std::size_t last_numbers_ = 0;    // how many numbers the last array held compactly
+    // the keys of each open object of 32 members or more (see key())
+    std::unordered_map<const Value*, std::unordered_set<std::string>> keys_;
 };
 
 namespace {
