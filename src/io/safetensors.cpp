@@ -13,7 +13,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/io/json_reader.hpp"
-#include "reader.hpp"
+#include "json_file.hpp"
 
 namespace attn::safetensors {
 namespace {
@@ -42,7 +42,7 @@ constexpr std::array<DtypeInfo, 15> dtypes{{{"BOOL", 1},
                                             {"I64", 8},
                                             {"U64", 8},
                                             {"F64", 8}}};
-constexpr std::string_view readable_dtypes = "F64, F32, F16 or BF16";
+constexpr std::uint64_t max_size = std::numeric_limits<std::uint64_t>::max();
 
 std::string dtype_list() {
     std::string out;
@@ -52,49 +52,12 @@ std::string dtype_list() {
     return out;
 }
 
-// Throws "WHERE:LINE:COLUMN: PATH: WHAT" at the value `at` of the header's text.
-class HeaderChecker {
-  public:
-    HeaderChecker(std::string_view text, const std::string& where) : text_(text), where_(where) {}
-
-    [[noreturn]] void fail(const Value& at, const std::string& path,
-                           const std::string& what) const {
-        const auto place = json::line_column(text_, at.position.offset);
-        throw Error(ErrorKind::input,
-                    fmt::format("{}:{}:{}: {}{}{}", where_, place.line, place.column, path,
-                                path.empty() ? "" : ": ", what));
-    }
-
-    std::uint64_t whole(const Value& v, const std::string& path, std::string_view what) const {
-        std::uint64_t n = 0;
-        const char* first = v.text.data();
-        const char* last = first + v.text.size();
-        const auto [ptr, ec] = std::from_chars(first, last, n);
-        if (!v.is(Type::number) || v.text.empty() || ec != std::errc() || ptr != last) {
-            fail(v, path,
-                 fmt::format("found {}{}, expected {}", json::describe(v.type),
-                             v.is(Type::number)
-                                 ? " " + (v.text.empty() ? fmt::format("{}", v.number) : v.text)
-                                 : "",
-                             what));
-        }
-        return n;
-    }
-
-  private:
-    std::string_view text_;
-    const std::string& where_;
-};
-
 constexpr std::string_view tensor_form =
     R"({"dtype": "F32", "shape": [rows, cols], "data_offsets": [begin, end]})";
 
-Tensor read_tensor(const HeaderChecker& c, const std::string& name, const Value& v,
+Tensor read_tensor(const reader::JsonFile& c, const std::string& name, const Value& v,
                    const std::string& path) {
-    if (!v.is(Type::object)) {
-        c.fail(v, path,
-               fmt::format("found {}, expected a tensor: {}", json::describe(v.type), tensor_form));
-    }
+    c.expect_type(v, path, Type::object, fmt::format("a tensor: {}", tensor_form));
     for (const auto& [key, value] : v.members) {
         if (key != "dtype" && key != "shape" && key != "data_offsets") {
             c.fail(value, reader::child(path, key),
@@ -135,8 +98,8 @@ Tensor read_tensor(const HeaderChecker& c, const std::string& name, const Value&
     t.elements = 1;
     bool overflow = false;
     for (std::size_t i = 0; i < shape.items.size(); ++i) {
-        const std::uint64_t n =
-            c.whole(shape.items[i], reader::index(shape_path, i), "a size, a whole number");
+        const std::uint64_t n = c.whole(shape.items[i], reader::index(shape_path, i), 0, max_size,
+                                        "a size, a whole number");
         t.shape.push_back(n);
         overflow = __builtin_mul_overflow(t.elements, n, &t.elements) || overflow;
     }
@@ -157,8 +120,10 @@ Tensor read_tensor(const HeaderChecker& c, const std::string& name, const Value&
                                ? fmt::format(" of {} elements", offsets.items.size())
                                : ""));
     }
-    t.begin = c.whole(offsets.items[0], reader::index(offsets_path, 0), "a byte offset");
-    t.end = c.whole(offsets.items[1], reader::index(offsets_path, 1), "a byte offset");
+    t.begin = c.whole(offsets.items[0], reader::index(offsets_path, 0), 0, max_size,
+                      "a byte offset, a whole number");
+    t.end = c.whole(offsets.items[1], reader::index(offsets_path, 1), 0, max_size,
+                    "a byte offset, a whole number");
     if (t.begin > t.end) {
         c.fail(offsets, offsets_path,
                fmt::format("[{}, {}] runs backwards, expected [begin, end] with begin ≤ end",
@@ -177,8 +142,8 @@ Tensor read_tensor(const HeaderChecker& c, const std::string& name, const Value&
 }  // namespace
 
 Header parse_header(std::string_view text, std::uint64_t data_bytes, const std::string& where) {
-    const Value root = json::parse(text, where);
-    const HeaderChecker c(text, where);
+    const reader::JsonFile c(where, std::string(text));
+    const Value& root = c.root();
     if (!root.is(Type::object)) {
         c.fail(root, "",
                fmt::format("the header holds {}, expected a JSON object with a member per tensor",

@@ -1,0 +1,214 @@
+// A GPT-2 checkpoint folder: finding its files, reading config.json, and looking tensors up
+// with or without the "transformer." prefix.
+#include "attn/io/checkpoint.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "attn/core/error.hpp"
+#include "attn/core/input.hpp"
+#include "json_file.hpp"
+
+namespace attn {
+namespace {
+
+using reader::JsonFile;
+using reader::Type;
+using reader::Value;
+
+// "model_type", "activation_function", ...: where given, the value GPT-2 has.
+void expect_string(const JsonFile& r, const Value& root, std::string_view key,
+                   std::string_view expected, std::string_view why) {
+    const Value* v = root.find(key);
+    if (v != nullptr && (!v->is(Type::string) || v->text != expected)) {
+        r.fail(*v, std::string(key),
+               fmt::format("found {}{}, expected \"{}\" ({})", json::describe(v->type),
+                           JsonFile::quote(*v), expected, why));
+    }
+}
+
+void expect_bool(const JsonFile& r, const Value& root, std::string_view key, bool expected,
+                 std::string_view why) {
+    const Value* v = root.find(key);
+    if (v != nullptr && (!v->is(Type::boolean) || v->boolean != expected)) {
+        r.fail(*v, std::string(key),
+               fmt::format("found {}{}, expected {} ({})", json::describe(v->type),
+                           JsonFile::quote(*v), expected ? "true" : "false", why));
+    }
+}
+
+bool exists(const std::string& path, bool folder) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && (S_ISDIR(st.st_mode) == folder);
+}
+
+std::string and_list(const std::vector<std::string>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    }
+    return out;
+}
+
+constexpr std::string_view checkpoint_files =
+    "model.safetensors, config.json, and vocab.json with merges.txt or tokenizer.json";
+
+}  // namespace
+
+Gpt2Config read_gpt2_config(const std::string& path) {
+    const auto r = JsonFile::read(path, "a GPT-2 config.json");
+    const Value& root = r.root();
+    expect_string(r, root, "model_type", "gpt2", "attn reads GPT-2 checkpoints");
+    expect_string(r, root, "activation_function", "gelu_new",
+                  "GPT-2's tanh approximation of GELU, which attn computes");
+    expect_bool(r, root, "scale_attn_weights", true, "scores divided by √d_head, as in GPT-2");
+    expect_bool(r, root, "scale_attn_by_inverse_layer_idx", false,
+                "scores divided by √d_head only, as in GPT-2");
+    expect_bool(r, root, "add_cross_attention", false, "GPT-2 has self-attention only");
+    const auto size_of = [&](const Value& v, std::string_view key, std::size_t max,
+                             std::string_view meaning) {
+        return r.whole(v, std::string(key), 1, max,
+                       fmt::format("a whole number from 1 to {} ({})", max, meaning));
+    };
+    const auto size = [&](std::string_view key, std::size_t max, std::string_view meaning) {
+        const Value& v = r.require(root, "", key, fmt::format("a whole number ({})", meaning));
+        return size_of(v, key, max, meaning);
+    };
+    Gpt2Config c;
+    c.n_embd = size("n_embd", max_gpt2_embd, "the width of each token's vector");
+    c.n_head = size("n_head", max_gpt2_heads, "attention heads per layer");
+    c.n_layer = size("n_layer", max_gpt2_layers, "transformer blocks");
+    c.vocab_size = size("vocab_size", max_gpt2_vocabulary, "tokens in the vocabulary");
+    const std::string_view positions = "the most tokens of a text";
+    if (root.find("n_positions") != nullptr || root.find("n_ctx") == nullptr) {
+        c.n_positions = size("n_positions", max_gpt2_positions, positions);
+    } else {
+        c.n_positions = size("n_ctx", max_gpt2_positions, positions);  // older configs
+    }
+    if (c.n_embd % c.n_head != 0) {
+        r.fail(*root.find("n_head"), "n_head",
+               fmt::format("found {}, which does not divide n_embd = {}, expected a divisor of "
+                           "n_embd (each head gets n_embd / n_head columns)",
+                           c.n_head, c.n_embd));
+    }
+    c.n_inner = 4 * c.n_embd;
+    if (const Value* inner = root.find("n_inner"); inner != nullptr && !inner->is(Type::null)) {
+        c.n_inner = size_of(*inner, "n_inner", max_gpt2_inner,
+                            "the width of the MLP, or null for 4 · n_embd");
+    }
+    if (const Value* eps = root.find("layer_norm_epsilon")) {
+        r.expect_type(*eps, "layer_norm_epsilon", Type::number,
+                      "a number above 0 and below 1 (added to the variance in each layer norm)");
+        if (!(eps->number > 0 && eps->number < 1)) {
+            r.fail(*eps, "layer_norm_epsilon",
+                   fmt::format("found {}, expected a number above 0 and below 1 (added to the "
+                               "variance in each layer norm)",
+                               eps->text.empty() ? fmt::format("{}", eps->number) : eps->text));
+        }
+        c.layer_norm_epsilon = eps->number;
+    }
+    return c;
+}
+
+CheckpointFiles find_checkpoint(const std::string& folder) {
+    if (!exists(folder, true)) {
+        throw Error(
+            ErrorKind::input,
+            fmt::format("cannot read the checkpoint {}: {}, expected a folder with {}",
+                        shown(folder), exists(folder, false) ? "it is a file" : "no such folder",
+                        checkpoint_files));
+    }
+    const std::string base = folder.ends_with('/') ? folder : folder + "/";
+    CheckpointFiles f;
+    f.folder = folder;
+    std::vector<std::string> missing;
+    const auto look = [&](std::string_view name, std::string& into, bool required) {
+        const std::string path = base + std::string(name);
+        if (exists(path, false)) {
+            into = path;
+        } else if (required) {
+            missing.emplace_back(name);
+        }
+    };
+    look("model.safetensors", f.model, true);
+    look("config.json", f.config, true);
+    look("vocab.json", f.vocab, false);
+    look("merges.txt", f.merges, false);
+    look("tokenizer.json", f.tokenizer, false);
+    if (f.vocab.empty() || f.merges.empty()) {
+        if (f.tokenizer.empty()) {
+            std::vector<std::string> tokenizer;
+            if (f.vocab.empty()) {
+                tokenizer.emplace_back("vocab.json");
+            }
+            if (f.merges.empty()) {
+                tokenizer.emplace_back("merges.txt");
+            }
+            missing.push_back(and_list(tokenizer) + " (or tokenizer.json)");
+        }
+        f.vocab.clear();  // one without the other is no tokenizer
+        f.merges.clear();
+    }
+    if (!missing.empty()) {
+        std::string hint;
+        if (f.model.empty() && exists(base + "pytorch_model.bin", false)) {
+            hint =
+                "\n  hint: it has pytorch_model.bin, a Python pickle, which attn does not read; "
+                "save the model with save_pretrained(folder, safe_serialization=True) to get "
+                "model.safetensors";
+        }
+        throw Error(ErrorKind::input,
+                    fmt::format("the checkpoint {} has no {}, expected a GPT-2 checkpoint folder "
+                                "with {}{}",
+                                shown(folder), and_list(missing), checkpoint_files, hint));
+    }
+    return f;
+}
+
+Bpe read_tokenizer(const CheckpointFiles& files) {
+    if (!files.vocab.empty() && !files.merges.empty()) {
+        return read_bpe(files.vocab, files.merges);
+    }
+    return read_bpe_tokenizer_json(files.tokenizer);
+}
+
+const safetensors::Tensor& gpt2_tensor(const safetensors::File& file, std::string_view name) {
+    constexpr std::string_view prefix = "transformer.";
+    const std::string other = name.starts_with(prefix) ? std::string(name.substr(prefix.size()))
+                                                       : std::string(prefix) + std::string(name);
+    if (const auto* t = file.find(name)) {
+        return *t;
+    }
+    if (const auto* t = file.find(other)) {
+        return *t;
+    }
+    std::vector<std::string> names;
+    names.reserve(file.tensors().size());
+    for (const auto& t : file.tensors()) {
+        names.push_back(t.name);
+    }
+    std::vector<std::string> near = nearest(std::string(name), names);
+    for (const auto& n : nearest(other, names)) {
+        if (std::find(near.begin(), near.end(), n) == near.end()) {
+            near.push_back(n);
+        }
+    }
+    std::string hint;
+    for (std::size_t i = 0; i < near.size(); ++i) {
+        hint += fmt::format("{}\"{}\"", i == 0 ? "; the nearest: " : ", ", shown(near[i]));
+    }
+    throw Error(ErrorKind::input,
+                fmt::format("{} has no tensor \"{}\" (nor \"{}\"), expected a GPT-2 checkpoint's "
+                            "tensors{}",
+                            shown(file.path()), shown(name), shown(other), hint));
+}
+
+}  // namespace attn
