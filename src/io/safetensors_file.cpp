@@ -166,7 +166,7 @@ const Tensor& File::at(std::string_view name) const {
     std::string hint;
     if (!near.empty()) {
         for (auto& n : near) {
-            n = "\"" + shown(n) + "\"";
+            n = fmt::format("\"{}\"", shown(n));
         }
         hint = fmt::format("; the nearest: {}", fmt::join(near, ", "));
     }

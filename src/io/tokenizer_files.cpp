@@ -7,7 +7,6 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <optional>
 
 #include <fmt/format.h>
@@ -59,7 +58,9 @@ std::string read_text(const std::string& path) {
                                 json::max_input_bytes >> 20U));
     }
     std::ifstream in(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text(static_cast<std::size_t>(st.st_size), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
     if (in.bad()) {
         throw Error(ErrorKind::input, fmt::format("cannot read {}: a read error", shown(path)));
     }

@@ -34,7 +34,10 @@ int main(int argc, char** argv) {
             bytes += s.size();
             tokens += ids.size();
             for (std::size_t i = 0; i < ids.size(); ++i) {
-                out += (i == 0 ? "" : " ") + std::to_string(ids[i]);
+                if (i > 0) {
+                    out += ' ';
+                }
+                out += std::to_string(ids[i]);
             }
             out += '\n';
         }
