@@ -47,7 +47,7 @@ void expect_bool(const JsonFile& r, const Value& root, std::string_view key, boo
 
 bool exists(const std::string& path, bool folder) {
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && (S_ISDIR(st.st_mode) == folder);
+    return ::stat(path.c_str(), &st) == 0 && ((S_ISDIR(st.st_mode) != 0) == folder);
 }
 
 std::string and_list(const std::vector<std::string>& items) {

@@ -77,8 +77,8 @@ Tensor read_tensor(const reader::JsonFile& c, const std::string& name, const Val
     t.name = name;
     const Value& dtype = require("dtype");
     const std::string dtype_path = reader::child(path, "dtype");
-    const auto known = std::find_if(dtypes.begin(), dtypes.end(),
-                                    [&](const DtypeInfo& d) { return d.name == dtype.text; });
+    const auto* const known = std::find_if(
+        dtypes.begin(), dtypes.end(), [&](const DtypeInfo& d) { return d.name == dtype.text; });
     if (!dtype.is(Type::string) || known == dtypes.end()) {
         c.fail(dtype, dtype_path,
                fmt::format("found {}{}, expected one of {}", json::describe(dtype.type),

@@ -84,11 +84,11 @@ File::File(std::string path) : path_(std::move(path)) {
     if (map == MAP_FAILED) {  // NOLINT(cppcoreguidelines-pro-type-cstyle-cast): MAP_FAILED
         cannot_read(path_, map_error);
     }
-    map_ = static_cast<const unsigned char*>(map);
+    map_ = map;
     map_size_ = size;
     // from here on the destructor does not run if the constructor throws: unmap by hand
     try {
-        header_length_ = little_endian(map_, 8);
+        header_length_ = little_endian(static_cast<const unsigned char*>(map_), 8);
         if (header_length_ > max_header_bytes) {
             throw Error(ErrorKind::input,
                         fmt::format("{}: the JSON header is {} bytes long, expected at most {} "
@@ -102,22 +102,19 @@ File::File(std::string path) : path_(std::move(path)) {
                                     "length)",
                                     shown(path_), header_length_, size - 8));
         }
-        const std::string_view text(
-            reinterpret_cast<const char*>(
-                map_ + 8),  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
-            header_length_);
+        // the header's bytes as characters: char may alias any object
+        const auto* first = static_cast<const char*>(map_) + 8;
+        const std::string_view text(first, header_length_);
         header_ = parse_header(text, size - 8 - header_length_, shown(path_) + " (header)");
     } catch (...) {
-        ::munmap(const_cast<unsigned char*>(map_),
-                 map_size_);  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+        ::munmap(map_, map_size_);
         throw;
     }
 }
 
 File::~File() {
     if (map_ != nullptr) {
-        ::munmap(const_cast<unsigned char*>(map_),
-                 map_size_);  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+        ::munmap(map_, map_size_);
     }
 }
 
@@ -131,8 +128,7 @@ File::File(File&& other) noexcept
 File& File::operator=(File&& other) noexcept {
     if (this != &other) {
         if (map_ != nullptr) {
-            ::munmap(const_cast<unsigned char*>(map_),
-                     map_size_);  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+            ::munmap(map_, map_size_);
         }
         path_ = std::move(other.path_);
         map_ = std::exchange(other.map_, nullptr);
@@ -177,7 +173,7 @@ const Tensor& File::at(std::string_view name) const {
 
 std::span<const unsigned char> File::bytes(const Tensor& t) const noexcept {
     const std::size_t data = 8 + header_length_;
-    return {map_ + data + t.begin, t.end - t.begin};
+    return {static_cast<const unsigned char*>(map_) + data + t.begin, t.end - t.begin};
 }
 
 std::vector<double> File::values(const Tensor& t, std::uint64_t first, std::uint64_t count) const {

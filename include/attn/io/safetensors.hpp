@@ -47,13 +47,13 @@ struct Header {
     std::vector<std::pair<std::string, std::string>> metadata;  ///< "__metadata__", in order
 };
 
-/// Parses and checks a header: `json` is the header's text and `data_bytes` the length of the
+/// Parses and checks a header: `text` is the header's JSON and `data_bytes` the length of the
 /// data after it. `where` names the header in messages ("FILE (header)"). Throws attn::Error
 /// (input) for JSON that is not an object of tensors, a tensor without dtype, shape or
 /// data_offsets (or with other keys), an unknown dtype, and data_offsets that run backwards,
 /// past the data, hold other than shape × dtype size bytes, overlap another tensor's or leave
 /// a gap (the format has none).
-Header parse_header(std::string_view json, std::uint64_t data_bytes, const std::string& where);
+Header parse_header(std::string_view text, std::uint64_t data_bytes, const std::string& where);
 
 /// The value of an IEEE-754 binary16 (F16) number, exactly: subnormals, ±0, ±infinity, NaN.
 double f16_to_double(std::uint16_t bits) noexcept;
@@ -121,7 +121,7 @@ class File {
     void check_shape(const Tensor& t, const Shape& expected, std::string_view meaning) const;
 
     std::string path_;
-    const unsigned char* map_ = nullptr;  // the whole file, mapped read-only
+    void* map_ = nullptr;  // the whole file, mapped read-only (PROT_READ)
     std::size_t map_size_ = 0;
     std::uint64_t header_length_ = 0;
     Header header_;
