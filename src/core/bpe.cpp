@@ -423,10 +423,15 @@ std::string Bpe::decode(const std::vector<std::uint32_t>& ids) const {
         std::string_view rest = token_text(id);
         while (!rest.empty()) {
             const auto d = utf8::decode(rest);
-            if (d && d->code_point < byte_of.size() && byte_of.at(d->code_point) >= 0) {
-                out += static_cast<char>(byte_of.at(d->code_point));
+            if (!d || d->code_point >= byte_of.size() || byte_of.at(d->code_point) < 0) {
+                throw Error(ErrorKind::input,
+                            fmt::format("the token \"{}\" (id {}) has a character that stands for "
+                                        "no byte, expected the characters of bytes_to_unicode "
+                                        "only (a byte-level vocabulary)",
+                                        shown(token_text(id)), id));
             }
-            rest.remove_prefix(d ? d->length : 1);
+            out += static_cast<char>(byte_of.at(d->code_point));
+            rest.remove_prefix(d->length);
         }
     }
     return out;

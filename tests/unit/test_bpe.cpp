@@ -237,9 +237,15 @@ TEST_CASE("bpe: a bad vocabulary or merges list is an input error", "[bpe]") {
     const Bpe ok(v, {{"h", "e"}});
     CHECK(error_of([&] { (void)ok.token_text(257); }) ==
           "the token id 257 is not in the vocabulary, expected one of its 257 ids");
+    v.emplace_back("€", 257);  // U+20AC: no byte is written so
+    const Bpe euro(v, {{"h", "e"}});
+    CHECK(euro.decode({256}) == "he");
+    CHECK(error_of([&] { (void)euro.decode({257}); }) ==
+          "the token \"€\" (id 257) has a character that stands for no byte, expected the "
+          "characters of bytes_to_unicode only (a byte-level vocabulary)");
 }
 
-TEST_CASE("bpe: a long word merges as fast as a short one", "[bpe]") {
+TEST_CASE("bpe: a word of 200,001 letters without a space: pairs from the left", "[bpe]") {
     // 200,000 letters without a space: encoder.py's algorithm is quadratic in the length of
     // a piece; the heap makes this take milliseconds. The result follows by hand: aa pairs.
     const Bpe bpe = tiny();

@@ -79,7 +79,9 @@ class Bpe {
 
     /// The vocabulary's text for `id` ("Ġcat"); throws attn::Error (input) for an unknown id.
     [[nodiscard]] const std::string& token_text(std::uint32_t id) const;
-    /// The bytes that the ids stand for, joined: the inverse of encode().
+    /// The bytes that the ids stand for, joined: the inverse of encode(). Throws attn::Error
+    /// (input) for an unknown id, and for a token of the vocabulary with a character that
+    /// bytes_to_unicode does not make.
     [[nodiscard]] std::string decode(const std::vector<std::uint32_t>& ids) const;
     /// The number of tokens in the vocabulary.
     [[nodiscard]] std::size_t vocabulary_size() const noexcept { return ids_.size(); }
