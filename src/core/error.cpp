@@ -161,6 +161,26 @@ std::string shown(std::string_view text) {
     return out;
 }
 
+std::string listed(const std::vector<std::string>& items, std::string_view last) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            out += i + 1 == items.size() ? last : ", ";
+        }
+        out += items[i];
+    }
+    return out;
+}
+
+std::string listed(const std::vector<std::size_t>& indices, std::string_view last) {
+    std::vector<std::string> items;
+    items.reserve(indices.size());
+    for (std::size_t i : indices) {
+        items.push_back(std::to_string(i));
+    }
+    return listed(items, last);
+}
+
 namespace errors {
 
 Error bad_size(Field field, long long found, long long min, long long max,

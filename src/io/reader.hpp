@@ -85,17 +85,13 @@ E enum_value(const Reader& r, const Value& v, const std::string& where,
     if (found && std::find(allowed.begin(), allowed.end(), *found) != allowed.end()) {
         return *found;
     }
-    std::string expected;
-    std::size_t i = 0;
+    std::vector<std::string> names;
     for (const E e : allowed) {
-        expected += (i == 0                    ? ""
-                     : i + 1 == allowed.size() ? " or "
-                                               : ", ") +
-                    ("\"" + std::string(to_string(e)) + "\"");
-        ++i;
+        names.push_back("\"" + std::string(to_string(e)) + "\"");
     }
     r.fail(v, where,
-           "the " + std::string(noun) + " is \"" + shown(text) + "\", expected " + expected);
+           "the " + std::string(noun) + " is \"" + shown(text) + "\", expected " +
+               listed(names, " or "));
 }
 
 /// "none" or "causal" (or "file", where a dump records a mask file).

@@ -44,20 +44,10 @@ std::string source_text(const Source& source, std::uint64_t seed, std::string_vi
 std::string join_indices(const std::vector<std::size_t>& indices) {
     constexpr std::size_t shown = 5;
     if (indices.size() > shown + 1) {
-        std::string out;
-        for (std::size_t i = 0; i < shown; ++i) {
-            out += std::to_string(indices[i]) + ", ";
-        }
-        return out + fmt::format("… ({} in all)", indices.size());
+        const std::vector<std::size_t> first(indices.begin(), indices.begin() + shown);
+        return listed(first, ", ") + fmt::format(", … ({} in all)", indices.size());
     }
-    std::string out;
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-        if (i > 0) {
-            out += i + 1 == indices.size() ? " and " : ", ";
-        }
-        out += std::to_string(indices[i]);
-    }
-    return out;
+    return listed(indices);
 }
 
 bool same_text(const Trace& t, const std::vector<std::size_t>& group) {
@@ -74,20 +64,10 @@ bool contains(const std::vector<std::vector<std::size_t>>& groups,
 std::string join_list(const std::vector<std::string>& items) {
     constexpr std::size_t shown = 5;
     if (items.size() > shown + 1) {
-        std::string out;
-        for (std::size_t i = 0; i < shown; ++i) {
-            out += (i > 0 ? ", " : "") + items[i];
-        }
-        return out + fmt::format(" and {} more", items.size() - shown);
+        const std::vector<std::string> first(items.begin(), items.begin() + shown);
+        return listed(first, ", ") + fmt::format(" and {} more", items.size() - shown);
     }
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) {
-            out += i + 1 == items.size() ? " and " : ", ";
-        }
-        out += items[i];
-    }
-    return out;
+    return listed(items);
 }
 
 std::string quoted(const std::string& token) {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attn {
 
@@ -90,6 +91,12 @@ class Error : public std::runtime_error {
 /// invisible format characters become visible escapes such as \x1b or \u202e; bytes that are
 /// not UTF-8 become \xNN. Everything else is kept.
 std::string shown(std::string_view text);
+
+/// Items as a sentence lists them: "a, b and c", with `last` before the last item (" or ",
+/// or ", " for a plain list).
+std::string listed(const std::vector<std::string>& items, std::string_view last = " and ");
+/// Indices listed the same way: "0, 4 and 9".
+std::string listed(const std::vector<std::size_t>& indices, std::string_view last = " and ");
 
 namespace errors {
 
