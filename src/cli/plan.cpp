@@ -298,17 +298,17 @@ Loaded load_input(const InputSpec& spec) {
     return assemble_input(spec, read_input_files(spec));
 }
 
-InputSpec spec_of(const WorksheetSettings& w) {
+InputSpec spec_of(const WorksheetSettings& settings) {
     InputSpec spec;
-    spec.sentence = w.sentence;
-    spec.seed = w.seed;
-    spec.d_model = w.d_model;
-    spec.d_k = w.d_k;
-    spec.d_v = w.d_v;
-    spec.mask = w.mask;
-    spec.arith = w.arith;
-    spec.lowercase = w.tokenizer.lowercase;
-    spec.chars = w.tokenizer.mode == TokenMode::chars;
+    spec.sentence = settings.sentence;
+    spec.seed = settings.seed;
+    spec.d_model = settings.d_model;
+    spec.d_k = settings.d_k;
+    spec.d_v = settings.d_v;
+    spec.mask = settings.mask;
+    spec.arith = settings.arith;
+    spec.lowercase = settings.tokenizer.lowercase;
+    spec.chars = settings.tokenizer.mode == TokenMode::chars;
     return spec;
 }
 
