@@ -13,18 +13,6 @@
 #include "reader.hpp"
 
 namespace attn {
-namespace {
-
-using reader::child;
-using reader::index;
-using reader::mask_value;
-using reader::Reader;
-using reader::seed_of;
-using reader::tokenizer_value;
-using reader::Type;
-using reader::Value;
-
-}  // namespace
 
 Loaded read_dump(const std::string& path) {
     Reader r(path);

@@ -107,4 +107,27 @@ EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& 
 /// "weights" (weights_file.cpp).
 Weights weights(const Reader& r, const Value& obj, const std::string& where);
 
+/// A file that is one part of a model (an embeddings or a weights file): its document, read by
+/// that part's reader (`embeddings` or `weights`) from the top level.
+template <typename Part>
+auto read_part_file(const std::string& path, std::string_view schema, std::string_view expected,
+                    Part part) {
+    Reader r(path);
+    return part(r, r.document(schema, expected), "");
+}
+
 }  // namespace attn::reader
+
+namespace attn {
+
+// The names every reader of a kind of file (namespace attn: read_model, read_mask, ...) uses.
+using reader::child;
+using reader::index;
+using reader::mask_value;
+using reader::Reader;
+using reader::seed_of;
+using reader::tokenizer_value;
+using reader::Type;
+using reader::Value;
+
+}  // namespace attn
