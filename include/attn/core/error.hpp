@@ -52,8 +52,11 @@ enum class Field {
     color,
     steps,
     why,
-    tolerance,
+    tolerance,  ///< the last: tables indexed by Field have field_count rows
 };
+
+/// How many fields there are.
+inline constexpr std::size_t field_count = static_cast<std::size_t>(Field::tolerance) + 1;
 
 /// The plain name of a field in messages: "d_model", "the number of heads", ...
 std::string_view field_name(Field field) noexcept;
