@@ -2,6 +2,7 @@
 #include "lesson.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,50 @@ std::string source_text(const Source& source, std::uint64_t seed, std::string_vi
         return out;
     }
     return fmt::format("seeded from --seed {}{}", seed, seeded_how);
+}
+
+// The title of each step, in the order of StepOp (trace.hpp); the mask's depends on the run
+// (mask_title), and the scaled scores' on whether they are scaled.
+constexpr auto titles = std::to_array<std::string_view>({
+    "Tokens",                             // tokens
+    "Embeddings",                         // embeddings
+    "Positional encodings",               // positions
+    "Embeddings with positions",          // with_positions
+    "Query weights",                      // w_q
+    "Key weights",                        // w_k
+    "Value weights",                      // w_v
+    "Bias",                               // b_q
+    "Bias",                               // b_k
+    "Bias",                               // b_v
+    "Query weights",                      // head_w_q
+    "Key weights",                        // head_w_k
+    "Value weights",                      // head_w_v
+    "Queries",                            // q
+    "Keys",                               // k
+    "Values",                             // v
+    "Scores",                             // scores
+    "Scaled scores",                      // scaled_scores
+    "Mask",                               // mask: mask_title
+    "Masked scores",                      // masked_scores
+    "Attention weights",                  // weights
+    "The right weights, for comparison",  // correct_weights
+    "Output",                             // output
+    "Concatenation",                      // concat
+    "Output weights",                     // w_o
+    "Bias",                               // b_o
+    "Output",                             // projected_output
+});
+static_assert(titles.size() == step_op_count);
+
+std::string mask_title(const Config& c) {
+    const bool padded = c.n_pad > 0;
+    if (c.mask == MaskKind::file) {
+        return padded ? "Mask from a file, with padding" : "Mask from a file";
+    }
+    if (c.mask == MaskKind::causal) {
+        return padded ? "Causal and padding mask" : "Causal mask";
+    }
+    return "Padding mask";
 }
 
 }  // namespace
@@ -75,65 +120,14 @@ std::string quoted(const std::string& token) {
 }
 
 std::string title(const Trace& t, const Step& step) {
-    const auto& c = t.config;
-    switch (step.op) {
-        case StepOp::tokens:
-            return "Tokens";
-        case StepOp::embeddings:
-            return "Embeddings";
-        case StepOp::positions:
-            return "Positional encodings";
-        case StepOp::with_positions:
-            return "Embeddings with positions";
-        case StepOp::w_q:
-        case StepOp::head_w_q:
-            return "Query weights";
-        case StepOp::w_k:
-        case StepOp::head_w_k:
-            return "Key weights";
-        case StepOp::w_v:
-        case StepOp::head_w_v:
-            return "Value weights";
-        case StepOp::b_q:
-        case StepOp::b_k:
-        case StepOp::b_v:
-        case StepOp::b_o:
-            return "Bias";
-        case StepOp::q:
-            return "Queries";
-        case StepOp::k:
-            return "Keys";
-        case StepOp::v:
-            return "Values";
-        case StepOp::scores:
-            return "Scores";
-        case StepOp::scaled_scores:
-            return t.rule.scales() ? "Scaled scores" : "Scores, not scaled";
-        case StepOp::mask: {
-            const bool padded = c.n_pad > 0;
-            if (c.mask == MaskKind::file) {
-                return padded ? "Mask from a file, with padding" : "Mask from a file";
-            }
-            if (c.mask == MaskKind::causal) {
-                return padded ? "Causal and padding mask" : "Causal mask";
-            }
-            return "Padding mask";
-        }
-        case StepOp::masked_scores:
-            return "Masked scores";
-        case StepOp::weights:
-            return "Attention weights";
-        case StepOp::correct_weights:
-            return "The right weights, for comparison";
-        case StepOp::output:
-        case StepOp::projected_output:
-            return "Output";
-        case StepOp::concat:
-            return "Concatenation";
-        case StepOp::w_o:
-            return "Output weights";
+    if (step.op == StepOp::scaled_scores && !t.rule.scales()) {
+        return "Scores, not scaled";
     }
-    return "";
+    if (step.op == StepOp::mask) {
+        return mask_title(t.config);
+    }
+    const auto i = static_cast<std::size_t>(step.op);
+    return std::string(i < titles.size() ? titles[i] : "");
 }
 
 std::string heading(const Trace& t, const Step& step) {
