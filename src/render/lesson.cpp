@@ -211,6 +211,19 @@ std::vector<SummaryItem> summary(const Trace& t) {
     return lines;
 }
 
+std::string summary_list(const Trace& trace, toolkit::Escape escape, std::string_view item_start,
+                         std::string_view key_end) {
+    std::string out;
+    for (const auto& item : summary(trace)) {
+        out += std::string(item_start) + escape(item.key) + std::string(key_end) +
+               escape(item.value) + "\n";
+        for (const auto& more : item.more) {
+            out += "  " + escape(more) + "\n";
+        }
+    }
+    return out;
+}
+
 std::vector<std::string> warnings(const Trace& t) {
     std::vector<std::string> out;
     // every head shares the mask, so the first head's empty rows are every head's

@@ -24,10 +24,23 @@ std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precis
 }
 
 // Markdown escapes for a token used as a label: | would end a cell.
-std::string md_label(const std::string& s) {
+std::string md_label(std::string_view s) {
     std::string out;
     for (char ch : s) {
         out += ch == '|' ? std::string("\\|") : ch == '*' ? std::string("\\*") : std::string(1, ch);
+    }
+    return out;
+}
+
+// HTML escapes for the worksheet's page: & < > and ".
+std::string esc(std::string_view raw) {
+    std::string out;
+    for (char ch : raw) {
+        out += ch == '&'   ? std::string("&amp;")
+               : ch == '<' ? std::string("&lt;")
+               : ch == '>' ? std::string("&gt;")
+               : ch == '"' ? std::string("&quot;")
+                           : std::string(1, ch);
     }
     return out;
 }
@@ -76,10 +89,7 @@ std::string render_worksheet(const Trace& t, const std::vector<std::string>& bla
                                  notation::symbol(step.symbol, notation::Style::unicode));
         out += fmt::format("`{}`\n\n", notation::formula(step.formula, notation::Style::unicode));
         if (step.kind == StepKind::tokens) {
-            for (std::size_t i = 0; i < t.tokens.size(); ++i) {
-                out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, md_label(t.tokens[i]));
-            }
-            out += "\n";
+            out += toolkit::numbered_tokens(t.tokens, md_label) + "\n";
             continue;
         }
         const bool empty = !answer_key && contains(blank, step.id);
@@ -107,17 +117,6 @@ std::string render_worksheet(const Trace& t, const std::vector<std::string>& bla
 
 std::string render_worksheet_html(const Trace& t, const std::vector<std::string>& blank,
                                   bool answer_key, const TextStyle& style) {
-    const auto esc = [](std::string_view raw) {
-        std::string out;
-        for (char ch : raw) {
-            out += ch == '&'   ? std::string("&amp;")
-                   : ch == '<' ? std::string("&lt;")
-                   : ch == '>' ? std::string("&gt;")
-                   : ch == '"' ? std::string("&quot;")
-                               : std::string(1, ch);
-        }
-        return out;
-    };
     std::string out =
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
     out += answer_key ? "Answer key" : "Worksheet";
@@ -149,11 +148,7 @@ std::string render_worksheet_html(const Trace& t, const std::vector<std::string>
         out += "<p class=\"formula\">" +
                esc(notation::formula(step.formula, notation::Style::unicode)) + "</p>\n";
         if (step.kind == StepKind::tokens) {
-            out += "<p>";
-            for (std::size_t i = 0; i < t.tokens.size(); ++i) {
-                out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, esc(t.tokens[i]));
-            }
-            out += "</p>\n</div>\n";
+            out += "<p>" + toolkit::numbered_tokens(t.tokens, esc) + "</p>\n</div>\n";
             continue;
         }
         const bool empty = !answer_key && contains(blank, step.id);
