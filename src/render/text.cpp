@@ -1,5 +1,5 @@
 // The terminal walk-through: every step of teaching_steps() as a heading, its formula and
-// shapes, an explanation and a labelled matrix that fits the width (split or elided).
+// shapes, an explanation and its matrix (matrix_text.cpp), page by page.
 #include <algorithm>
 #include <optional>
 
