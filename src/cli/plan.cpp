@@ -373,24 +373,18 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
 
 InputFiles read_input_files(const InputSpec& spec) {
     InputFiles files;
-    if (spec.model_path) {
-        files.model = read_model(*spec.model_path);
-    }
-    if (spec.embeddings_path) {
-        files.embeddings = read_embeddings(*spec.embeddings_path);
-    }
-    if (spec.weights_path) {
-        files.weights = read_weights(*spec.weights_path);
-    }
-    if (spec.positions_path) {
-        files.positions = read_positions(*spec.positions_path);
-    }
-    if (spec.mask_path) {
-        files.mask = read_mask(*spec.mask_path);
-    }
-    if (spec.qkv_path) {
-        files.qkv = read_qkv(*spec.qkv_path);
-    }
+    // each file the spec names, read by its reader
+    const auto read = [](const std::optional<std::string>& path, auto& into, auto reader) {
+        if (path) {
+            into = reader(*path);
+        }
+    };
+    read(spec.model_path, files.model, read_model);
+    read(spec.embeddings_path, files.embeddings, read_embeddings);
+    read(spec.weights_path, files.weights, read_weights);
+    read(spec.positions_path, files.positions, read_positions);
+    read(spec.mask_path, files.mask, read_mask);
+    read(spec.qkv_path, files.qkv, read_qkv);
     return files;
 }
 

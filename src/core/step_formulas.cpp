@@ -40,37 +40,28 @@ Symbol primed(Symbol s, bool masked) {
     return s;
 }
 
-Formula tokens(TokenMode mode) {
+// result = fn(argument): tokens = words(sentence), X = embed(tokens)
+Formula call(std::string_view result, std::string fn, std::string_view argument) {
     Formula f;
-    f.sym(sym("tokens"))
+    f.sym(sym(std::string(result)))
         .op(Op::equals)
-        .fn(mode == TokenMode::chars ? "characters" : "words")
+        .fn(std::move(fn))
         .open(Bracket::call)
-        .sym(sym("sentence"))
+        .sym(sym(std::string(argument)))
         .close(Bracket::call);
     return f;
+}
+
+Formula tokens(TokenMode mode) {
+    return call("tokens", mode == TokenMode::chars ? "characters" : "words", "sentence");
 }
 
 Formula named_tokens() {
-    Formula f;
-    f.sym(sym("tokens"))
-        .op(Op::equals)
-        .fn("rows")
-        .open(Bracket::call)
-        .sym(sym("Q"))
-        .close(Bracket::call);
-    return f;
+    return call("tokens", "rows", "Q");
 }
 
 Formula embeddings() {
-    Formula f;
-    f.sym(sym("X"))
-        .op(Op::equals)
-        .fn("embed")
-        .open(Bracket::call)
-        .sym(sym("tokens"))
-        .close(Bracket::call);
-    return f;
+    return call("X", "embed", "tokens");
 }
 
 Formula positions(const Trace& t) {
