@@ -134,8 +134,12 @@ std::string scaled_text(const Trace& t) {
         return why + fmt::format(
                          " Here the scores are divided by √d_model = √{} instead, a mistake a "
                          "tutorial makes: d_model is the width of the embeddings, not of the "
-                         "queries and keys (d_k = {}).",
-                         t.config.d_model, t.config.d_k);
+                         "queries and keys (d_k = {}){}.",
+                         t.config.d_model, t.config.d_k,
+                         t.config.d_model == t.config.d_k
+                             ? "; here the two widths are equal, so the mistake changes nothing: "
+                               "try a d_model other than d_k to see it"
+                             : "");
     }
     return why;
 }

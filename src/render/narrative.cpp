@@ -186,12 +186,17 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
         "Here {0} = {1}, so √{0} = {2}. Scaling divides the variance of the scores by {0} "
         "exactly: from {3} (S{4}) to {5} (S′{4}), {6}",
         width, rule.scale_width, num(rule.sqrt_width()), num(head.variance_scores), sub, num(after),
-        rule.scale_by == ScaleBy::d_model
+        rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
+            ? fmt::format("{}, as dividing by √d_k would: here d_model = d_k.",
+                          near_one ? "close to 1" : "not close to 1")
+        : rule.scale_by == ScaleBy::d_model
             ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give {}: the "
-                          "scores here are {} times smaller than they should be.",
+                          "scores here are {} times {} than they should be.",
                           near_one ? "close to 1" : "not close to 1", num(sqrt_d_k),
                           num(head.variance_scores / static_cast<double>(t.config.d_k)),
-                          num(rule.sqrt_width() / sqrt_d_k))
+                          num(t.config.d_model > t.config.d_k ? rule.sqrt_width() / sqrt_d_k
+                                                              : sqrt_d_k / rule.sqrt_width()),
+                          t.config.d_model > t.config.d_k ? "smaller" : "larger")
         : near_one
             ? "close to 1."
             : fmt::format("which is not close to 1: \"about 1\" is what scaling gives on average "
@@ -316,6 +321,12 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             for (std::size_t i = 0; i < head.attention.size(); ++i) {
                 largest = std::max(
                     largest, std::abs(head.attention.data()[i] - head.correct_attention.data()[i]));
+            }
+            if (largest == 0.0) {
+                n.after.push_back(
+                    "The weights computed above are exactly these: in this run the mistake "
+                    "changes nothing.");
+                break;
             }
             n.after.push_back(fmt::format(
                 "The weights computed above differ from these by up to {}, and the output below, "

@@ -2,6 +2,7 @@
 // from the exact weights (and the weights as fractions), how peaked the weights are without
 // scaling.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -110,16 +111,88 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
     } else if (t.rule.over == SoftmaxOver::all) {
         const auto top =
             static_cast<std::size_t>(std::max_element(mine.begin(), mine.end()) - mine.begin());
+        // the smallest weight of a cell the mask lets through (a masked cell's 0 is no news)
         double smallest = 1.0;
-        for (double w : head.attention.data()) {
-            smallest = w > 0.0 ? std::min(smallest, w) : smallest;
+        for (std::size_t i = 0; i < head.attention.size(); ++i) {
+            const std::size_t r = i / head.attention.cols();
+            const std::size_t c = i % head.attention.cols();
+            if (!t.mask || t.mask->allowed(r, c)) {
+                smallest = std::min(smallest, head.attention.data()[i]);
+            }
         }
         n.after.push_back(fmt::format(
             "What went wrong: all {} weights together sum to 1, so each query's weights sum to "
             "{} instead of 1; query {} alone takes {} of all the weight, because the queries' "
-            "scores now compete with each other. The smallest weight is {}.",
+            "scores now compete with each other. The smallest weight{} is {}.",
             head.attention.size(), range_of(mine, precision), quoted(t.tokens[top]),
-            format_number(mine[top], precision, true), fmt::format("{:.3g}", smallest)));
+            format_number(mine[top], precision, true),
+            t.mask ? " of a cell the mask lets through" : "", fmt::format("{:.3g}", smallest)));
+    }
+}
+
+// Whom each query attends to most, and whether that is itself: the claim "each word attends
+// most to itself" holds for some weights and not for others, so it is said only as the
+// numbers show it. Ties (equal largest weights) name every key that has the largest weight.
+void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
+    constexpr std::size_t listed_queries = 8;
+    const Matrix& a = head.attention;
+    // a token written more than once is named with its position: 'the' at 4
+    const auto name = [&](std::size_t i) {
+        const bool repeated = std::count(t.tokens.begin(), t.tokens.end(), t.tokens[i]) > 1;
+        return repeated ? fmt::format("{} at {}", quoted(t.tokens[i]), i) : quoted(t.tokens[i]);
+    };
+    std::vector<std::string> items;
+    std::size_t self = 0;
+    std::size_t counted = 0;
+    for (std::size_t r = 0; r < a.rows(); ++r) {
+        if (std::find(head.empty_rows.begin(), head.empty_rows.end(), r) != head.empty_rows.end()) {
+            continue;  // no weights at all
+        }
+        const auto row = a.row(r);
+        const double top = *std::max_element(row.begin(), row.end());
+        std::vector<std::size_t> keys;
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            if (row[c] == top) {
+                keys.push_back(c);
+            }
+        }
+        const bool itself = std::find(keys.begin(), keys.end(), r) != keys.end();
+        ++counted;
+        if (itself && keys.size() == 1) {  // a tie is not "most"
+            ++self;
+        }
+        std::string whom;
+        if (keys.size() > 2) {  // a tie of many keys (a uniform row) is counted, not listed
+            whom =
+                fmt::format("{} keys equally{}", keys.size(), itself ? ", itself among them" : "");
+        } else if (keys.size() == 2 && !itself && t.tokens[keys[0]] == t.tokens[keys[1]]) {
+            whom = "both " + quoted(t.tokens[keys[0]]);  // two copies of one token
+        } else {
+            std::vector<std::string> names;
+            for (std::size_t c : keys) {
+                names.push_back(c == r ? std::string("itself") : name(c));
+            }
+            whom = listed(names);
+        }
+        items.push_back(
+            fmt::format("{} → {} ({})", name(r), whom, format_number(top, precision, true)));
+    }
+    if (counted == 0) {
+        return;
+    }
+    const std::string verdict =
+        self == counted
+            ? (counted == 1 ? "it attends most to itself" : "every token attends most to itself")
+        : self == 0 ? "no token attends most to itself"
+        : self == 1 ? fmt::format("1 of the {} tokens attends most to itself", counted)
+                    : fmt::format("{} of the {} tokens attend most to themselves", self, counted);
+    if (items.size() <= listed_queries) {
+        n.after.push_back(
+            fmt::format("Each query's largest weight: {}; {}.", fmt::join(items, ", "), verdict));
+    } else {
+        std::string v = verdict;
+        v[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(v[0])));
+        n.after.push_back(v + ".");
     }
 }
 
@@ -127,6 +200,7 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
 
 void weights_notes(const Trace& t, const Step& step, const Head& head, int precision, Notes& n) {
     weight_sums(t, step, head, precision, n);
+    favourites(t, head, precision, n);
     if (t.rule.arith == Arith::hand) {
         const double d = head.hand_difference;
         n.after.push_back(fmt::format(
