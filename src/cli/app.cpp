@@ -1,5 +1,6 @@
 // The `attn` program: subcommands, --help, --version, and the one place that turns
 // exceptions into "attn: error: ..." and exit codes.
+#include <array>
 #include <functional>
 #include <ostream>
 
@@ -26,62 +27,46 @@ std::string version_text() {
         utf8::unicode_version(), utf8::utf8proc_version());
 }
 
+namespace {
+
+// The flag that sets each field, in the order of the enum (attn/core/error.hpp); "" for the
+// fields no flag sets.
+constexpr auto flags = std::to_array<std::string_view>({
+    "",                // none
+    "",                // sentence
+    "--seed",          // seed
+    "--d-model",       // d_model
+    "--heads",         // n_heads
+    "--d-k",           // d_k
+    "--d-v",           // d_v
+    "--mask",          // mask
+    "--positions",     // positions
+    "--pad-to",        // pad_to
+    "--arith",         // arith
+    "--scale-by",      // scale_by
+    "--softmax-over",  // softmax_over
+    "--unknown",       // unknown
+    "",                // tokens
+    "--head",          // head
+    "--layer",         // layer
+    "--precision",     // precision
+    "--width",         // width
+    "--threads",       // threads
+    "--max-memory",    // max_memory
+    "--layout",        // layout
+    "--format",        // format
+    "--color",         // color
+    "--steps",         // steps
+    "--why",           // why
+    "--tolerance",     // tolerance
+});
+static_assert(flags.size() == field_count);
+
+}  // namespace
+
 std::string_view flag_of(Field field) noexcept {
-    switch (field) {
-        case Field::seed:
-            return "--seed";
-        case Field::d_model:
-            return "--d-model";
-        case Field::n_heads:
-            return "--heads";
-        case Field::d_k:
-            return "--d-k";
-        case Field::d_v:
-            return "--d-v";
-        case Field::mask:
-            return "--mask";
-        case Field::positions:
-            return "--positions";
-        case Field::pad_to:
-            return "--pad-to";
-        case Field::arith:
-            return "--arith";
-        case Field::scale_by:
-            return "--scale-by";
-        case Field::softmax_over:
-            return "--softmax-over";
-        case Field::unknown:
-            return "--unknown";
-        case Field::head:
-            return "--head";
-        case Field::layer:
-            return "--layer";
-        case Field::precision:
-            return "--precision";
-        case Field::width:
-            return "--width";
-        case Field::threads:
-            return "--threads";
-        case Field::max_memory:
-            return "--max-memory";
-        case Field::layout:
-            return "--layout";
-        case Field::format:
-            return "--format";
-        case Field::color:
-            return "--color";
-        case Field::steps:
-            return "--steps";
-        case Field::why:
-            return "--why";
-        case Field::tolerance:
-            return "--tolerance";
-        case Field::none:
-        case Field::sentence:
-        case Field::tokens:
-            break;
-    }
-    return "";
+    const auto i = static_cast<std::size_t>(field);
+    return i < flags.size() ? flags[i] : "";
 }
 
 std::string message_of(const Error& error) {

@@ -13,28 +13,26 @@
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
+#include "declare.hpp"
 
 namespace attn::cli {
 
 void configure_worksheet(CLI::App& app, WorksheetOptions& o) {
     ExplainOptions& in = o.input;
-    app.add_option("sentence", in.words, "The sentence of the exercise")->type_name("SENTENCE");
-    app.add_option("--seed", in.seed, "Seed for the numbers (default 42)")->type_name("N");
-    app.add_option("--d-model", in.d_model, "Width of each embedding (default 4)")->type_name("N");
-    app.add_option("--d-k", in.d_k, "Width of each query and key (default 3)")->type_name("N");
-    app.add_option("--d-v", in.d_v, "Width of each value (default 3)")->type_name("N");
-    app.add_option("--mask", in.mask, "none (default) or causal")->type_name("none|causal");
+    option(app, "sentence", in.words, "SENTENCE", "The sentence of the exercise");
+    option(app, "--seed", in.seed, "N", "Seed for the numbers (default 42)");
+    option(app, "--d-model", in.d_model, "N", "Width of each embedding (default 4)");
+    option(app, "--d-k", in.d_k, "N", "Width of each query and key (default 3)");
+    option(app, "--d-v", in.d_v, "N", "Width of each value (default 3)");
+    option(app, "--mask", in.mask, "none|causal", "none (default) or causal");
     app.add_flag("--lowercase", in.lowercase, "Lowercase the sentence first");
-    app.add_option("--arith", o.arith,
-                   "hand (default): whole numbers, ⌊S/2⌋ and 3^x; exact: √d_k and e^x")
-        ->type_name("hand|exact")
+    option(app, "--arith", o.arith, "hand|exact",
+           "hand (default): whole numbers, ⌊S/2⌋ and 3^x; exact: √d_k and e^x")
         ->capture_default_str();
-    app.add_option("--blank", o.blank,
-                   "The steps to leave blank, comma-separated ids or numbers (default: every "
-                   "computed step, Q to output)")
-        ->type_name("LIST");
-    app.add_option("-o,--output", o.output, "The folder to write into (made if missing)")
-        ->type_name("DIR")
+    option(app, "--blank", o.blank, "LIST",
+           "The steps to leave blank, comma-separated ids or numbers (default: every "
+           "computed step, Q to output)");
+    option(app, "-o,--output", o.output, "DIR", "The folder to write into (made if missing)")
         ->capture_default_str();
     app.add_flag("--force", o.force, "Replace the files if they exist");
     app.footer(R"(Writes into DIR: worksheet.md and worksheet.html (the exercise, ready to print:
@@ -49,17 +47,14 @@ Examples:
 }
 
 void configure_check(CLI::App& app, CheckOptions& o) {
-    app.add_option("answers", o.answers, "The filled-in answers.json of a worksheet")
-        ->type_name("ANSWERS.json")
+    option(app, "answers", o.answers, "ANSWERS.json", "The filled-in answers.json of a worksheet")
         ->required();
-    app.add_option("--tolerance", o.tolerance,
-                   "How far an answer may be from the right value (default 0.05, enough for "
-                   "numbers rounded to two places along the way)")
-        ->type_name("X");
-    app.add_option("--relative-tolerance", o.relative_tolerance,
-                   "Also accept an answer within this fraction of the right value (e.g. 0.01 "
-                   "for 1%), for large numbers; default 0")
-        ->type_name("R");
+    option(app, "--tolerance", o.tolerance, "X",
+           "How far an answer may be from the right value (default 0.05, enough for "
+           "numbers rounded to two places along the way)");
+    option(app, "--relative-tolerance", o.relative_tolerance, "R",
+           "Also accept an answer within this fraction of the right value (e.g. 0.01 "
+           "for 1%), for large numbers; default 0");
     app.add_option("--precision", o.precision, "Digits after the decimal point in the report")
         ->capture_default_str();
     app.add_flag("--ascii", o.ascii, "ASCII only");

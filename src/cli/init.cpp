@@ -10,6 +10,7 @@
 #include "attn/core/utf8.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
+#include "declare.hpp"
 
 namespace attn::cli {
 namespace {
@@ -34,20 +35,17 @@ std::string command_line(const InitOptions& o, const Config& c, const std::strin
 
 void configure_init(CLI::App& app, InitOptions& o) {
     ExplainOptions& in = o.input;
-    app.add_option("sentence", in.words, "The sentence of the lesson")->type_name("SENTENCE");
-    app.add_option("--seed", in.seed, "Seed for the starting numbers (default 42)")->type_name("N");
-    app.add_option("--d-model", in.d_model, "Width of each embedding (1 to 4096; default 5)")
-        ->type_name("N");
-    app.add_option("--heads", in.heads, "Attention heads (1 to 64; default 1)")->type_name("H");
-    app.add_option("--d-k", in.d_k, "Width of each query and key (1 to 4096; default 3)")
-        ->type_name("N");
-    app.add_option("--d-v", in.d_v, "Width of each value (1 to 4096; default 3)")->type_name("N");
-    app.add_option("--mask", in.mask, "The lesson's mask: none (default) or causal")
-        ->type_name("none|causal");
+    option(app, "sentence", in.words, "SENTENCE", "The sentence of the lesson");
+    option(app, "--seed", in.seed, "N", "Seed for the starting numbers (default 42)");
+    option(app, "--d-model", in.d_model, "N", "Width of each embedding (1 to 4096; default 5)");
+    option(app, "--heads", in.heads, "H", "Attention heads (1 to 64; default 1)");
+    option(app, "--d-k", in.d_k, "N", "Width of each query and key (1 to 4096; default 3)");
+    option(app, "--d-v", in.d_v, "N", "Width of each value (1 to 4096; default 3)");
+    option(app, "--mask", in.mask, "none|causal", "The lesson's mask: none (default) or causal");
     app.add_flag("--lowercase", in.lowercase, "Lowercase the sentence (one vector for The/the)");
     app.add_flag("--chars", in.chars, "One token per character");
-    app.add_option("--description", o.description, "One line about the lesson")->type_name("TEXT");
-    app.add_option("-o,--output", o.output, "Write to FILE instead of stdout")->type_name("FILE");
+    option(app, "--description", o.description, "TEXT", "One line about the lesson");
+    option(app, "-o,--output", o.output, "FILE", "Write to FILE instead of stdout");
     app.add_flag("--force", o.force, "Replace FILE if it exists");
     app.footer(R"(Writes a model file (JSON with // comments) holding seeded embeddings for each
 distinct token of the sentence and seeded W_Q, W_K, W_V, for you to edit. Read it back with

@@ -14,6 +14,7 @@
 #include "attn/core/error.hpp"
 #include "attn/core/limits.hpp"
 #include "cli.hpp"
+#include "declare.hpp"
 #include "words.hpp"
 
 namespace attn::cli {
@@ -159,151 +160,122 @@ std::size_t parse_bytes(Field field, const std::string& text) {
 }
 
 void configure_explain(CLI::App& app, ExplainOptions& o) {
-    app.add_option("sentence", o.words, "The sentence to explain, in quotes or as several words")
-        ->type_name("SENTENCE");
-    app.add_option("--seed", o.seed,
-                   "Seed for the random embeddings and weights (0 to 2^64 - 1; "
-                   "default 42); the same seed gives the same numbers everywhere")
-        ->type_name("N");
-    app.add_option("--d-model", o.d_model,
-                   "Width of each token's embedding (1 to 4096; default 5, or "
-                   "the width in the files given)")
-        ->type_name("N");
-    app.add_option("--heads", o.heads,
-                   "Attention heads (1 to 64; default 1). More than one splits "
-                   "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
-                   "PyTorch's nn.MultiheadAttention, so d_model must be a multiple of H")
-        ->type_name("H");
-    app.add_option("--d-k", o.d_k, "Width of each query and key vector (1 to 4096; default 3)")
-        ->type_name("N");
-    app.add_option("--d-v", o.d_v,
-                   "Width of each value vector and output row (1 to 4096; default 3)")
-        ->type_name("N");
-    app.add_option("--mask", o.mask,
-                   "none (default): every token sees every token; causal: a token "
-                   "sees only itself and the tokens before it; or a JSON file "
-                   "{\"mask\": [[true, false, ...], ...]} (true = may attend)")
-        ->type_name("none|causal|FILE");
-    app.add_option("--positions", o.positions,
-                   "Add positional encodings to X before Q, K, V: none "
-                   "(default), sinusoidal (the original Transformer's), or a "
-                   "JSON file {\"positions\": [[...], ...]}")
-        ->type_name("none|sinusoidal|FILE");
-    app.add_option("--pad-to", o.pad_to,
-                   "Pad the sentence with <pad> tokens (zero vectors) to N tokens; "
-                   "a padding mask keeps every token from attending to them")
-        ->type_name("N");
+    option(app, "sentence", o.words, "SENTENCE",
+           "The sentence to explain, in quotes or as several words");
+    option(app, "--seed", o.seed, "N",
+           "Seed for the random embeddings and weights (0 to 2^64 - 1; "
+           "default 42); the same seed gives the same numbers everywhere");
+    option(app, "--d-model", o.d_model, "N",
+           "Width of each token's embedding (1 to 4096; default 5, or "
+           "the width in the files given)");
+    option(app, "--heads", o.heads, "H",
+           "Attention heads (1 to 64; default 1). More than one splits "
+           "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
+           "PyTorch's nn.MultiheadAttention, so d_model must be a multiple of H");
+    option(app, "--d-k", o.d_k, "N", "Width of each query and key vector (1 to 4096; default 3)");
+    option(app, "--d-v", o.d_v, "N",
+           "Width of each value vector and output row (1 to 4096; default 3)");
+    option(app, "--mask", o.mask, "none|causal|FILE",
+           "none (default): every token sees every token; causal: a token "
+           "sees only itself and the tokens before it; or a JSON file "
+           "{\"mask\": [[true, false, ...], ...]} (true = may attend)");
+    option(app, "--positions", o.positions, "none|sinusoidal|FILE",
+           "Add positional encodings to X before Q, K, V: none "
+           "(default), sinusoidal (the original Transformer's), or a "
+           "JSON file {\"positions\": [[...], ...]}");
+    option(app, "--pad-to", o.pad_to, "N",
+           "Pad the sentence with <pad> tokens (zero vectors) to N tokens; "
+           "a padding mask keeps every token from attending to them");
     app.add_flag("--lowercase", o.lowercase,
                  "Lowercase the sentence first, so 'The' and 'the' are the same token");
     app.add_flag("--chars", o.chars,
                  "One token per character instead of words and punctuation (spaces dropped)");
-    app.add_option("--scale-by", o.scale_by,
-                   "What the scores are divided by: d_k (default, √d_k as in \"Attention Is All "
-                   "You Need\"); d_model (√d_model, a tutorial's mistake) or none (no scaling, "
-                   "to see what it is for), each shown beside the right weights")
-        ->type_name("d_k|d_model|none");
+    option(app, "--scale-by", o.scale_by, "d_k|d_model|none",
+           "What the scores are divided by: d_k (default, √d_k as in \"Attention Is All "
+           "You Need\"); d_model (√d_model, a tutorial's mistake) or none (no scaling, "
+           "to see what it is for), each shown beside the right weights");
     app.add_flag("--no-scale", o.no_scale,
                  "Skip the scaling by √d_k (--scale-by none): the output compares how peaked "
                  "each row of weights is with and without");
-    app.add_option("--softmax-over", o.softmax_over,
-                   "Which scores softmax normalises together: rows (default: each query's), or, "
-                   "to show the mistake, columns or all (the whole matrix, as two tutorials "
-                   "do), beside the right weights")
-        ->type_name("rows|columns|all");
-    app.add_option("--arith", o.arith,
-                   "exact (default), or hand: small whole numbers, ⌊S/2⌋ for "
-                   "S/√3 and 3^x for e^x, so every number can be done with pencil "
-                   "and paper")
-        ->type_name("exact|hand");
-    app.add_option("--embeddings", o.embeddings,
-                   "Read the token vectors from this JSON file "
-                   "(docs/json-format.md); tokens not in it are an error")
-        ->type_name("FILE");
-    app.add_option("--weights", o.weights, "Read W_Q, W_K and W_V from this JSON file")
-        ->type_name("FILE");
-    app.add_option("--model", o.model,
-                   "Read embeddings and weights (and optionally the sentence, "
-                   "mask and tokenizer) from one model file, e.g. "
-                   "data/examples/this-is-book.json")
-        ->type_name("FILE");
-    app.add_option("--qkv", o.qkv,
-                   "Start from queries, keys and values given in this JSON file "
-                   "({\"Q\": [[...]], \"K\": [[...]], \"V\": [[...]]}, optionally \"tokens\"), "
-                   "as lessons that begin at the scores do; no embeddings or weights")
-        ->type_name("FILE");
-    app.add_option("--unknown", o.unknown,
-                   "Tokens missing from --embeddings/--model: error (default) "
-                   "or random (seed them, and say so)")
-        ->type_name("error|random");
-    app.add_option("--max-memory", o.max_memory,
-                   "Refuse runs whose matrices would need more memory than this (default 4G; "
-                   "K, M, G suffixes)")
-        ->type_name("SIZE");
-    app.add_option("--from", o.from,
-                   "Replay a JSON dump written by --json: the same walk-through, byte for byte "
-                   "(display options only)")
-        ->type_name("FILE");
+    option(app, "--softmax-over", o.softmax_over, "rows|columns|all",
+           "Which scores softmax normalises together: rows (default: each query's), or, "
+           "to show the mistake, columns or all (the whole matrix, as two tutorials "
+           "do), beside the right weights");
+    option(app, "--arith", o.arith, "exact|hand",
+           "exact (default), or hand: small whole numbers, ⌊S/2⌋ for "
+           "S/√3 and 3^x for e^x, so every number can be done with pencil "
+           "and paper");
+    option(app, "--embeddings", o.embeddings, "FILE",
+           "Read the token vectors from this JSON file "
+           "(docs/json-format.md); tokens not in it are an error");
+    option(app, "--weights", o.weights, "FILE", "Read W_Q, W_K and W_V from this JSON file");
+    option(app, "--model", o.model, "FILE",
+           "Read embeddings and weights (and optionally the sentence, "
+           "mask and tokenizer) from one model file, e.g. "
+           "data/examples/this-is-book.json");
+    option(app, "--qkv", o.qkv, "FILE",
+           "Start from queries, keys and values given in this JSON file "
+           "({\"Q\": [[...]], \"K\": [[...]], \"V\": [[...]]}, optionally \"tokens\"), "
+           "as lessons that begin at the scores do; no embeddings or weights");
+    option(app, "--unknown", o.unknown, "error|random",
+           "Tokens missing from --embeddings/--model: error (default) "
+           "or random (seed them, and say so)");
+    option(app, "--max-memory", o.max_memory, "SIZE",
+           "Refuse runs whose matrices would need more memory than this (default 4G; "
+           "K, M, G suffixes)");
+    option(app, "--from", o.from, "FILE",
+           "Replay a JSON dump written by --json: the same walk-through, byte for byte "
+           "(display options only)");
     app.add_option("--precision", o.precision, "Digits after the decimal point (0 to 15)")
         ->capture_default_str();
-    app.add_option("--steps", o.steps,
-                   "Show only these steps: ids or numbers, comma-separated "
-                   "(tokens, embeddings, W_Q, W_K, W_V, Q, K, V, scores, scaled_scores, mask, "
-                   "masked_scores, weights, output)")
-        ->type_name("LIST");
-    app.add_option("--layout", o.layout,
-                   "row (default): tokens are rows, Q = X·W_Q; col: tokens are columns, as in "
-                   "the by-hand exercises (Q = W_Q·X, Kᵀ·Q, softmax down each column): the same "
-                   "numbers transposed; for one plain head")
-        ->type_name("row|col");
+    option(app, "--steps", o.steps, "LIST",
+           "Show only these steps: ids or numbers, comma-separated "
+           "(tokens, embeddings, W_Q, W_K, W_V, Q, K, V, scores, scaled_scores, mask, "
+           "masked_scores, weights, output)");
+    option(app, "--layout", o.layout, "row|col",
+           "row (default): tokens are rows, Q = X·W_Q; col: tokens are columns, as in "
+           "the by-hand exercises (Q = W_Q·X, Kᵀ·Q, softmax down each column): the same "
+           "numbers transposed; for one plain head");
     app.add_flag("--pause", o.pause,
                  "Wait for Enter between steps, showing which step comes next (q ends the "
                  "walk-through); only when stdin and stdout are a terminal");
     app.add_flag("-q,--quiet-text", o.quiet_text,
                  "Headings, formulas and matrices only, without the explanations");
-    app.add_option("--color", o.color,
-                   "Colour and the attention heatmap: auto (a terminal, unless NO_COLOR is "
-                   "set), always or never")
-        ->type_name("auto|always|never")
+    option(app, "--color", o.color, "auto|always|never",
+           "Colour and the attention heatmap: auto (a terminal, unless NO_COLOR is "
+           "set), always or never")
         ->capture_default_str();
-    app.add_option("--width", o.width,
-                   "Columns of text (40 to 1000); wider matrices are split or elided. "
-                   "Default: the terminal's width, else $COLUMNS, else 80")
-        ->type_name("N");
+    option(app, "--width", o.width, "N",
+           "Columns of text (40 to 1000); wider matrices are split or elided. "
+           "Default: the terminal's width, else $COLUMNS, else 80");
     app.add_flag("--ascii", o.ascii, "ASCII only: -inf, sqrt, ->, * instead of −∞, √, →, ·");
-    app.add_option("--json", o.json,
-                   "Write every step with full-precision values to FILE as JSON "
-                   "(docs/json-format.md); '-' writes to stdout instead of the walk-through")
-        ->type_name("FILE");
-    app.add_option("--format", o.format,
-                   "text (default); markdown: headings and tables to paste into notes; latex: a "
-                   "document with one bmatrix per step, for slides; none: no walk-through, only "
-                   "the files asked for (--json, --svg, --html), e.g. to time the computation")
-        ->type_name("text|markdown|latex|none");
-    app.add_option("--threads", o.threads,
-                   "Threads for the computation and the JSON dump (1 to 256; default: the "
-                   "cores available); the numbers are the same for any count")
-        ->type_name("N");
+    option(app, "--json", o.json, "FILE",
+           "Write every step with full-precision values to FILE as JSON "
+           "(docs/json-format.md); '-' writes to stdout instead of the walk-through");
+    option(app, "--format", o.format, "text|markdown|latex|none",
+           "text (default); markdown: headings and tables to paste into notes; latex: a "
+           "document with one bmatrix per step, for slides; none: no walk-through, only "
+           "the files asked for (--json, --svg, --html), e.g. to time the computation");
+    option(app, "--threads", o.threads, "N",
+           "Threads for the computation and the JSON dump (1 to 256; default: the "
+           "cores available); the numbers are the same for any count");
     app.add_flag("--stats", o.stats,
                  "After the run, print to stderr how long reading, computing and each output "
                  "took, the bytes of the matrices and the peak memory");
-    app.add_option("--svg", o.svg,
-                   "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
-                   "for slides and papers; '-' writes it to stdout instead of the walk-through")
-        ->type_name("FILE");
-    app.add_option("--html", o.html,
-                   "Write the walk-through as one self-contained HTML page to FILE: heatmaps, "
-                   "hover a token or a number to explore; works offline and prints well; '-' "
-                   "writes it to stdout instead of the walk-through")
-        ->type_name("FILE");
-    app.add_option("--why", o.why,
-                   "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
-                   "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
-                   "Prints the worked arithmetic instead of the whole walk-through")
-        ->type_name("CELL");
-    app.add_option("--head", o.head,
-                   "Show head N's steps in full and the other heads in brief (the JSON always "
-                   "has every head)")
-        ->type_name("N");
+    option(app, "--svg", o.svg, "FILE",
+           "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
+           "for slides and papers; '-' writes it to stdout instead of the walk-through");
+    option(app, "--html", o.html, "FILE",
+           "Write the walk-through as one self-contained HTML page to FILE: heatmaps, "
+           "hover a token or a number to explore; works offline and prints well; '-' "
+           "writes it to stdout instead of the walk-through");
+    option(app, "--why", o.why, "CELL",
+           "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
+           "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
+           "Prints the worked arithmetic instead of the whole walk-through");
+    option(app, "--head", o.head, "N",
+           "Show head N's steps in full and the other heads in brief (the JSON always "
+           "has every head)");
     app.footer(R"(Examples:
   attn explain "This is book"
   attn explain The cat sat on the mat --lowercase --mask causal

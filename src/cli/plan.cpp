@@ -12,17 +12,6 @@
 namespace attn {
 namespace {
 
-std::string list(const std::vector<std::string>& items, std::string_view last_sep = " and ") {
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) {
-            out += i + 1 == items.size() ? std::string(last_sep) : ", ";
-        }
-        out += items[i];
-    }
-    return out;
-}
-
 // An explicit --d-model (or --d-k, --d-v) must agree with the size a file decides.
 void check_sizes_agree(std::string_view option, const std::optional<std::size_t>& flag,
                        std::size_t from_file, const std::string& what_in_file) {
@@ -75,9 +64,9 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
             quoted.push_back("'" + shown(n) + "'");
         }
         lines += fmt::format("\n  '{}' ({} {}): {}", shown(token),
-                             positions.size() == 1 ? "token" : "tokens", list(positions),
+                             positions.size() == 1 ? "token" : "tokens", listed(positions),
                              near.empty() ? std::string("no similar token in the file")
-                                          : "did you mean " + list(quoted, " or ") + "?");
+                                          : "did you mean " + listed(quoted, " or ") + "?");
     }
     const bool one = missing_tokens.size() == 1;
     throw Error(ErrorKind::input,
@@ -384,24 +373,18 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
 
 InputFiles read_input_files(const InputSpec& spec) {
     InputFiles files;
-    if (spec.model_path) {
-        files.model = read_model(*spec.model_path);
-    }
-    if (spec.embeddings_path) {
-        files.embeddings = read_embeddings(*spec.embeddings_path);
-    }
-    if (spec.weights_path) {
-        files.weights = read_weights(*spec.weights_path);
-    }
-    if (spec.positions_path) {
-        files.positions = read_positions(*spec.positions_path);
-    }
-    if (spec.mask_path) {
-        files.mask = read_mask(*spec.mask_path);
-    }
-    if (spec.qkv_path) {
-        files.qkv = read_qkv(*spec.qkv_path);
-    }
+    // each file the spec names, read by its reader
+    const auto read = [](const std::optional<std::string>& path, auto& into, auto reader) {
+        if (path) {
+            into = reader(*path);
+        }
+    };
+    read(spec.model_path, files.model, read_model);
+    read(spec.embeddings_path, files.embeddings, read_embeddings);
+    read(spec.weights_path, files.weights, read_weights);
+    read(spec.positions_path, files.positions, read_positions);
+    read(spec.mask_path, files.mask, read_mask);
+    read(spec.qkv_path, files.qkv, read_qkv);
     return files;
 }
 
@@ -409,17 +392,17 @@ Loaded load_input(const InputSpec& spec) {
     return assemble_input(spec, read_input_files(spec));
 }
 
-InputSpec spec_of(const WorksheetSettings& w) {
+InputSpec spec_of(const WorksheetSettings& settings) {
     InputSpec spec;
-    spec.sentence = w.sentence;
-    spec.seed = w.seed;
-    spec.d_model = w.d_model;
-    spec.d_k = w.d_k;
-    spec.d_v = w.d_v;
-    spec.mask = w.mask;
-    spec.arith = w.arith;
-    spec.lowercase = w.tokenizer.lowercase;
-    spec.chars = w.tokenizer.mode == TokenMode::chars;
+    spec.sentence = settings.sentence;
+    spec.seed = settings.seed;
+    spec.d_model = settings.d_model;
+    spec.d_k = settings.d_k;
+    spec.d_v = settings.d_v;
+    spec.mask = settings.mask;
+    spec.arith = settings.arith;
+    spec.lowercase = settings.tokenizer.lowercase;
+    spec.chars = settings.tokenizer.mode == TokenMode::chars;
     return spec;
 }
 

@@ -55,13 +55,7 @@ std::size_t resolve(const std::string& part, std::span<const std::string> labels
         return found.front();
     }
     if (found.size() > 1) {
-        std::string all;
-        for (std::size_t k = 0; k < found.size(); ++k) {
-            all += (k == 0                  ? ""
-                    : k + 1 == found.size() ? " and "
-                                            : ", ") +
-                   std::to_string(found[k]);
-        }
+        const std::string all = listed(found);
         throw cell_error(fmt::format(
             "{} {}: '{}' is ambiguous: {}s {} are all '{}', expected the index of the one you "
             "mean (e.g. {} instead of '{}')",

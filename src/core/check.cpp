@@ -1,5 +1,6 @@
 // attn check: a student's answers against the right values, and the likely mistakes.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -45,9 +46,29 @@ bool all_match(const Cells& cells, const Matrix& m, const Tolerance& tolerance) 
     return any;
 }
 
-// The weights the trace's rule gives from `scores`, with one part of the rule changed.
-Matrix weights_with(const Trace& t, const Head& head, const WeightsRule& rule) {
-    return attention_weights(head.scores, t.mask ? &*t.mask : nullptr, rule).weights;
+// What the trace's rule gives from the scores, with one part of the rule changed.
+WeightsSteps steps_with(const Trace& t, const Head& head, const WeightsRule& rule) {
+    return attention_weights(head.scores, t.mask ? &*t.mask : nullptr, rule);
+}
+
+// The trace's rule, dividing by √d_model instead of √d_k.
+WeightsRule by_d_model(const Trace& t) {
+    WeightsRule r = t.rule;
+    r.scale_by = ScaleBy::d_model;
+    r.scale_width = t.config.d_model;
+    return r;
+}
+
+// A rule without scaling.
+WeightsRule unscaled(WeightsRule r) {
+    r.scale_by = ScaleBy::none;
+    return r;
+}
+
+// A rule with softmax over `over`.
+WeightsRule softmax_over(WeightsRule r, SoftmaxOver over) {
+    r.over = over;
+    return r;
 }
 
 // The mistakes students make most, recognised by recomputing with the mistake.
@@ -73,47 +94,39 @@ Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const 
         if (all_match(cells, head.scores, tolerance)) {
             return Mistake::not_scaled;
         }
-        WeightsRule by_d_model = t.rule;
-        by_d_model.scale_by = ScaleBy::d_model;
-        by_d_model.scale_width = t.config.d_model;
-        const auto wrong = attention_weights(head.scores, t.mask ? &*t.mask : nullptr, by_d_model);
+        const auto wrong = steps_with(t, head, by_d_model(t));
         if (t.config.d_model != t.config.d_k &&
             all_match(cells, base == "masked_scores" ? wrong.masked : wrong.scaled, tolerance)) {
             return Mistake::scaled_by_d_model;
         }
     }
     if (base == "weights") {
-        WeightsRule unscaled = t.rule;
-        unscaled.scale_by = ScaleBy::none;
-        if (all_match(cells, weights_with(t, head, unscaled), tolerance)) {
-            return Mistake::softmax_of_unscaled;
-        }
-        WeightsRule by_d_model = t.rule;
-        by_d_model.scale_by = ScaleBy::d_model;
-        by_d_model.scale_width = t.config.d_model;
-        if (t.config.d_model != t.config.d_k &&
-            all_match(cells, weights_with(t, head, by_d_model), tolerance)) {
-            return Mistake::scaled_by_d_model;
-        }
-        WeightsRule all = t.rule;
-        all.over = SoftmaxOver::all;
-        if (all_match(cells, weights_with(t, head, all), tolerance)) {
-            return Mistake::softmax_over_all;
-        }
-        WeightsRule columns = t.rule;
-        columns.over = SoftmaxOver::columns;
-        if (all_match(cells, weights_with(t, head, columns), tolerance)) {
-            return Mistake::softmax_over_columns;
+        // the rule with one part changed, in the order they are tried; dividing by √d_model
+        // is a mistake only where d_model is not d_k
+        struct Variant {
+            bool applies = true;
+            WeightsRule rule;
+            Mistake mistake = Mistake::none;
+        };
+        const std::array variants{
+            Variant{true, unscaled(t.rule), Mistake::softmax_of_unscaled},
+            Variant{t.config.d_model != t.config.d_k, by_d_model(t), Mistake::scaled_by_d_model},
+            Variant{true, softmax_over(t.rule, SoftmaxOver::all), Mistake::softmax_over_all},
+            Variant{true, softmax_over(t.rule, SoftmaxOver::columns),
+                    Mistake::softmax_over_columns},
+        };
+        for (const auto& [applies, rule, mistake] : variants) {
+            if (applies && all_match(cells, steps_with(t, head, rule).weights, tolerance)) {
+                return mistake;
+            }
         }
         if (t.mask &&
             all_match(cells, attention_weights(head.scores, nullptr, t.rule).weights, tolerance)) {
             return Mistake::mask_not_applied;
         }
         if (hand) {
-            WeightsRule e_x = t.rule;
-            e_x.arith = Arith::exact;  // e^x, of the same hand-scaled scores
+            const WeightsRule e_x = unscaled(t.rule.exact());  // e^x, of the hand-scaled scores
             const Matrix& logits = t.mask ? head.masked_scores : head.scaled_scores;
-            e_x.scale_by = ScaleBy::none;
             if (all_match(cells, attention_weights(logits, nullptr, e_x).weights, tolerance)) {
                 return Mistake::e_instead_of_3;
             }

@@ -38,64 +38,41 @@ bool hidden(utf8proc_int32_t cp) {
 
 }  // namespace
 
+// The plain name of each field, in the order of the enum (error.hpp).
+constexpr auto field_names = std::to_array<std::string_view>({
+    "the value",                    // none
+    "the sentence",                 // sentence
+    "the seed",                     // seed
+    "d_model",                      // d_model
+    "the number of heads",          // n_heads
+    "d_k",                          // d_k
+    "d_v",                          // d_v
+    "the mask",                     // mask
+    "the positions",                // positions
+    "the padded length",            // pad_to
+    "the arithmetic",               // arith
+    "the scaling",                  // scale_by
+    "the softmax axis",             // softmax_over
+    "the rule for unknown tokens",  // unknown
+    "the number of tokens",         // tokens
+    "the head",                     // head
+    "the layer",                    // layer
+    "the precision",                // precision
+    "the width",                    // width
+    "the number of threads",        // threads
+    "the memory limit",             // max_memory
+    "the layout",                   // layout
+    "the format",                   // format
+    "the colour setting",           // color
+    "the steps",                    // steps
+    "the cell",                     // why
+    "the tolerance",                // tolerance
+});
+static_assert(field_names.size() == field_count);
+
 std::string_view field_name(Field field) noexcept {
-    switch (field) {
-        case Field::none:
-            return "the value";
-        case Field::sentence:
-            return "the sentence";
-        case Field::seed:
-            return "the seed";
-        case Field::d_model:
-            return "d_model";
-        case Field::n_heads:
-            return "the number of heads";
-        case Field::d_k:
-            return "d_k";
-        case Field::d_v:
-            return "d_v";
-        case Field::mask:
-            return "the mask";
-        case Field::positions:
-            return "the positions";
-        case Field::pad_to:
-            return "the padded length";
-        case Field::arith:
-            return "the arithmetic";
-        case Field::scale_by:
-            return "the scaling";
-        case Field::softmax_over:
-            return "the softmax axis";
-        case Field::unknown:
-            return "the rule for unknown tokens";
-        case Field::tokens:
-            return "the number of tokens";
-        case Field::head:
-            return "the head";
-        case Field::layer:
-            return "the layer";
-        case Field::precision:
-            return "the precision";
-        case Field::width:
-            return "the width";
-        case Field::threads:
-            return "the number of threads";
-        case Field::max_memory:
-            return "the memory limit";
-        case Field::layout:
-            return "the layout";
-        case Field::format:
-            return "the format";
-        case Field::color:
-            return "the colour setting";
-        case Field::steps:
-            return "the steps";
-        case Field::why:
-            return "the cell";
-        case Field::tolerance:
-            return "the tolerance";
-    }
-    return "the value";
+    const auto i = static_cast<std::size_t>(field);
+    return i < field_names.size() ? field_names[i] : field_names.front();
 }
 
 namespace {
@@ -159,6 +136,26 @@ std::string shown(std::string_view text) {
         i += len;
     }
     return out;
+}
+
+std::string listed(const std::vector<std::string>& items, std::string_view last) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            out += i + 1 == items.size() ? last : ", ";
+        }
+        out += items[i];
+    }
+    return out;
+}
+
+std::string listed(const std::vector<std::size_t>& indices, std::string_view last) {
+    std::vector<std::string> items;
+    items.reserve(indices.size());
+    for (std::size_t i : indices) {
+        items.push_back(std::to_string(i));
+    }
+    return listed(items, last);
 }
 
 namespace errors {

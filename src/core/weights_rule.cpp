@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "attn/core/ops.hpp"
 
@@ -61,25 +62,47 @@ WeightsRule weights_rule(const Config& config) noexcept {
 
 namespace {
 
-// The softmax of the cells `at(0..n)` of one group (a row, a column, or the whole matrix),
-// written into the cells `out(0..n)`. Returns false when every cell is -inf: no defined
-// softmax, and the cells are left at zero.
-template <typename Get, typename Out>
-bool softmax_group(std::size_t n, const WeightsRule& rule, Get at, Out out) {
+// The cells a softmax normalises together, as positions in a matrix's row-major data: group g
+// (0 ≤ g < count) is the `size` cells g·group_step + i·cell_step, 0 ≤ i < size.
+struct Groups {
+    std::size_t count = 0;
+    std::size_t size = 0;
+    std::size_t group_step = 0;
+    std::size_t cell_step = 0;
+};
+
+// Each row, each column, or the whole matrix as one group.
+Groups groups_of(SoftmaxOver over, std::size_t rows, std::size_t cols) {
+    switch (over) {
+        case SoftmaxOver::rows:
+            return {rows, cols, cols, 1};
+        case SoftmaxOver::columns:
+            return {cols, rows, 1, cols};
+        case SoftmaxOver::all:
+            break;
+    }
+    return {1, rows * cols, 0, 1};
+}
+
+// The softmax of one group of `in`, written into the same cells of `out`. Returns false when
+// every cell is -inf: no defined softmax, and the cells are left at zero.
+bool softmax_group(std::span<const double> in, std::span<double> out, const Groups& groups,
+                   std::size_t group, const WeightsRule& rule) {
+    const auto at = [&](std::size_t i) { return group * groups.group_step + i * groups.cell_step; };
     double max = -std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < n; ++i) {
-        max = std::max(max, at(i));
+    for (std::size_t i = 0; i < groups.size; ++i) {
+        max = std::max(max, in[at(i)]);
     }
     if (max == -std::numeric_limits<double>::infinity()) {
         return false;
     }
     double sum = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-        out(i) = rule.power(at(i) - max);
-        sum += out(i);
+    for (std::size_t i = 0; i < groups.size; ++i) {
+        out[at(i)] = rule.power(in[at(i)] - max);
+        sum += out[at(i)];
     }
-    for (std::size_t i = 0; i < n; ++i) {
-        out(i) /= sum;
+    for (std::size_t i = 0; i < groups.size; ++i) {
+        out[at(i)] /= sum;
     }
     return true;
 }
@@ -96,36 +119,12 @@ WeightsSteps attention_weights(const Matrix& scores, const Mask* mask, const Wei
         out.masked = apply_mask(out.scaled, *mask);
     }
     const Matrix& logits = mask != nullptr ? out.masked : out.scaled;
-    const std::size_t rows = logits.rows();
-    const std::size_t cols = logits.cols();
-    out.weights = Matrix(rows, cols);
-    Matrix& w = out.weights;
-    switch (rule.over) {
-        case SoftmaxOver::rows:
-            for (std::size_t r = 0; r < rows; ++r) {
-                if (!softmax_group(
-                        cols, rule, [&](std::size_t c) { return logits(r, c); },
-                        [&](std::size_t c) -> double& { return w(r, c); })) {
-                    out.empty.push_back(r);
-                }
-            }
-            break;
-        case SoftmaxOver::columns:
-            for (std::size_t c = 0; c < cols; ++c) {
-                if (!softmax_group(
-                        rows, rule, [&](std::size_t r) { return logits(r, c); },
-                        [&](std::size_t r) -> double& { return w(r, c); })) {
-                    out.empty.push_back(c);
-                }
-            }
-            break;
-        case SoftmaxOver::all:
-            if (!softmax_group(
-                    rows * cols, rule, [&](std::size_t i) { return logits.data()[i]; },
-                    [&](std::size_t i) -> double& { return w.data()[i]; })) {
-                out.empty.push_back(0);
-            }
-            break;
+    out.weights = Matrix(logits.rows(), logits.cols());
+    const Groups groups = groups_of(rule.over, logits.rows(), logits.cols());
+    for (std::size_t g = 0; g < groups.count; ++g) {
+        if (!softmax_group(logits.data(), out.weights.data(), groups, g, rule)) {
+            out.empty.push_back(g);
+        }
     }
     return out;
 }

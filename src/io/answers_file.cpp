@@ -11,18 +11,6 @@
 #include "reader.hpp"
 
 namespace attn {
-namespace {
-
-using reader::child;
-using reader::index;
-using reader::mask_value;
-using reader::Reader;
-using reader::seed_of;
-using reader::tokenizer_value;
-using reader::Type;
-using reader::Value;
-
-}  // namespace
 
 AnswerSheet read_answers(const std::string& path) {
     Reader r(path);

@@ -13,18 +13,6 @@
 #include "reader.hpp"
 
 namespace attn {
-namespace {
-
-using reader::child;
-using reader::index;
-using reader::mask_value;
-using reader::Reader;
-using reader::seed_of;
-using reader::tokenizer_value;
-using reader::Type;
-using reader::Value;
-
-}  // namespace
 
 Loaded read_dump(const std::string& path) {
     Reader r(path);
@@ -145,19 +133,12 @@ Loaded read_dump(const std::string& path) {
                         child(where, "values"));
     };
     const auto step_values = [&](std::string_view id) -> Matrix {
-        for (std::size_t i = 0; i < steps.items.size(); ++i) {
-            const Value& s = steps.items[i];
-            const Value* sid = s.find("id");
-            if (s.is(Type::object) && sid != nullptr && sid->is(Type::string) && sid->text == id) {
-                const std::string where = index("steps", i);
-                return r.matrix(r.require(s, where, "values", "the step's values"),
-                                child(where, "values"));
-            }
+        if (find_step(id).first == nullptr) {
+            r.fail(steps, "steps",
+                   fmt::format("there is no step \"{}\", expected one (the dump holds every step)",
+                               id));
         }
-        r.fail(steps, "steps",
-               fmt::format("there is no step \"{}\", expected one (the dump "
-                           "holds every step)",
-                           id));
+        return optional_values(id);
     };
     if (const Value* sources = root.find("sources"); sources != nullptr && sources->find("qkv")) {
         // Q, K and V were given: the walk-through starts from them

@@ -71,10 +71,9 @@ EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& 
 }  // namespace reader
 
 EmbeddingTable read_embeddings(const std::string& path) {
-    reader::Reader r(path);
-    const reader::Value root = r.document(
-        "attn.embeddings", "an embeddings file: {\"vectors\": {\"token\": [numbers], ...}}");
-    return reader::embeddings(r, root, "");
+    return reader::read_part_file(path, "attn.embeddings",
+                                  "an embeddings file: {\"vectors\": {\"token\": [numbers], ...}}",
+                                  reader::embeddings);
 }
 
 }  // namespace attn

@@ -382,21 +382,11 @@ LineColumn line_column(std::string_view text, std::size_t offset) noexcept {
 }
 
 std::string_view describe(Value::Type type) noexcept {
-    switch (type) {
-        case Value::Type::null:
-            return "null";
-        case Value::Type::boolean:
-            return "a boolean";
-        case Value::Type::number:
-            return "a number";
-        case Value::Type::string:
-            return "a string";
-        case Value::Type::array:
-            return "an array";
-        case Value::Type::object:
-            return "an object";
-    }
-    return "a value";
+    // in the order of Value::Type: null, boolean, number, string, array, object
+    constexpr std::array<std::string_view, 6> kinds{"null",     "a boolean", "a number",
+                                                    "a string", "an array",  "an object"};
+    const auto i = static_cast<std::size_t>(type);
+    return i < kinds.size() ? kinds[i] : "a value";
 }
 
 Value parse(std::string_view text, std::string_view file) {

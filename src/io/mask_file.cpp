@@ -9,14 +9,6 @@
 #include "reader.hpp"
 
 namespace attn {
-namespace {
-
-using reader::index;
-using reader::Reader;
-using reader::Type;
-using reader::Value;
-
-}  // namespace
 
 Matrix read_positions(const std::string& path) {
     Reader r(path);

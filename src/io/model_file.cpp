@@ -9,15 +9,6 @@
 #include "reader.hpp"
 
 namespace attn {
-namespace {
-
-using reader::mask_value;
-using reader::Reader;
-using reader::tokenizer_value;
-using reader::Type;
-using reader::Value;
-
-}  // namespace
 
 ModelFile read_model(const std::string& path) {
     Reader r(path);

@@ -23,17 +23,6 @@ bool is_identifier(std::string_view key) {
     });
 }
 
-std::string list(const std::vector<std::string>& items, std::string_view last_sep = " and ") {
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) {
-            out += i + 1 == items.size() ? std::string(last_sep) : ", ";
-        }
-        out += items[i];
-    }
-    return out;
-}
-
 // What kind of attn file a JSON object looks like, for hints when the wrong one is given.
 std::string_view looks_like(const Value& v) {
     if (const auto* schema = v.find("schema"); schema != nullptr && schema->is(Type::string)) {
@@ -147,7 +136,7 @@ void Reader::check_keys(const Value& obj, const std::string& where,
             const auto near = nearest(key, allowed);
             fail(value, child(where, key),
                  fmt::format(
-                     "unknown key \"{}\", expected one of: {}{}", key, list(allowed, ", "),
+                     "unknown key \"{}\", expected one of: {}{}", key, listed(allowed, ", "),
                      near.empty() ? "" : fmt::format(" (did you mean \"{}\"?)", near.front())));
         }
     }

@@ -85,17 +85,13 @@ E enum_value(const Reader& r, const Value& v, const std::string& where,
     if (found && std::find(allowed.begin(), allowed.end(), *found) != allowed.end()) {
         return *found;
     }
-    std::string expected;
-    std::size_t i = 0;
+    std::vector<std::string> names;
     for (const E e : allowed) {
-        expected += (i == 0                    ? ""
-                     : i + 1 == allowed.size() ? " or "
-                                               : ", ") +
-                    ("\"" + std::string(to_string(e)) + "\"");
-        ++i;
+        names.push_back("\"" + std::string(to_string(e)) + "\"");
     }
     r.fail(v, where,
-           "the " + std::string(noun) + " is \"" + shown(text) + "\", expected " + expected);
+           "the " + std::string(noun) + " is \"" + shown(text) + "\", expected " +
+               listed(names, " or "));
 }
 
 /// "none" or "causal" (or "file", where a dump records a mask file).
@@ -111,4 +107,27 @@ EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& 
 /// "weights" (weights_file.cpp).
 Weights weights(const Reader& r, const Value& obj, const std::string& where);
 
+/// A file that is one part of a model (an embeddings or a weights file): its document, read by
+/// that part's reader (`embeddings` or `weights`) from the top level.
+template <typename Part>
+auto read_part_file(const std::string& path, std::string_view schema, std::string_view expected,
+                    Part part) {
+    Reader r(path);
+    return part(r, r.document(schema, expected), "");
+}
+
 }  // namespace attn::reader
+
+namespace attn {
+
+// The names every reader of a kind of file (namespace attn: read_model, read_mask, ...) uses.
+using reader::child;
+using reader::index;
+using reader::mask_value;
+using reader::Reader;
+using reader::seed_of;
+using reader::tokenizer_value;
+using reader::Type;
+using reader::Value;
+
+}  // namespace attn

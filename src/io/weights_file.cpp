@@ -167,10 +167,9 @@ Weights weights(const Reader& r, const Value& obj, const std::string& where) {
 }  // namespace reader
 
 Weights read_weights(const std::string& path) {
-    reader::Reader r(path);
-    const reader::Value root = r.document(
-        "attn.weights", "a weights file: {\"W_Q\": [[...]], \"W_K\": [[...]], \"W_V\": [[...]]}");
-    return reader::weights(r, root, "");
+    return reader::read_part_file(
+        path, "attn.weights",
+        "a weights file: {\"W_Q\": [[...]], \"W_K\": [[...]], \"W_V\": [[...]]}", reader::weights);
 }
 
 }  // namespace attn

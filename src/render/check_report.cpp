@@ -1,6 +1,7 @@
 // The report of attn check: each answered step against the right values and against the
 // student's own answers before it, the likely mistakes in words, and where to start.
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include <fmt/format.h>
@@ -13,46 +14,39 @@
 namespace attn {
 namespace {
 
-// The likely mistake, in words.
+// Each likely mistake in words, in the order of Mistake (attn/core/check.hpp). Dividing by
+// √d_model names the run's sizes, and forgetting to scale by hand the hand rule.
+constexpr auto mistake_texts = std::to_array<std::string_view>({
+    "",  // none
+    "rows and columns are swapped: in S = Q · Kᵀ the rows are queries and the columns keys (you "
+    "computed K · Qᵀ)",
+    "S = Q · Kᵀ is tokens × tokens: did you forget to transpose K?",
+    "masked cells must be −∞, not a number such as 0: −∞ is what makes their weight exactly 0 "
+    "after softmax",
+    "you forgot to scale: S′ = S / √d_k",
+    "you forgot to scale before softmax: softmax(S′) with S′ = S / √d_k, not softmax(S)",
+    "softmax over the wrong axis: each row (one query, over all keys) must sum to 1, not each "
+    "column",
+    "the mask was not applied: masked cells must be −∞ before softmax, so that their weight is 0",
+    "you used e^x: by hand the rule is 3^x",
+    "you used the columns of A as weights: Z = A · V takes each row of A",
+    "one softmax over the whole matrix: each row (one query's scores) has its own softmax, so "
+    "that each row sums to 1",
+    "you divided by √d_model = √{}: the rule divides by √d_k = √{}, the width of the queries and "
+    "keys",
+});
+static_assert(mistake_texts.size() == mistake_count);
+
 std::string mistake_text(Mistake m, const Trace& t) {
-    const bool hand = t.rule.arith == Arith::hand;
-    switch (m) {
-        case Mistake::none:
-            break;
-        case Mistake::swapped_scores:
-            return "rows and columns are swapped: in S = Q · Kᵀ the rows are queries and the "
-                   "columns keys (you computed K · Qᵀ)";
-        case Mistake::k_not_transposed:
-            return "S = Q · Kᵀ is tokens × tokens: did you forget to transpose K?";
-        case Mistake::masked_not_infinite:
-            return "masked cells must be −∞, not a number such as 0: −∞ is what makes their "
-                   "weight exactly 0 after softmax";
-        case Mistake::not_scaled:
-            return "you forgot to scale: S′ = S / √d_k" +
-                   std::string(hand ? " (by hand, ⌊S / r⌋)" : "");
-        case Mistake::softmax_of_unscaled:
-            return "you forgot to scale before softmax: softmax(S′) with S′ = S / √d_k, not "
-                   "softmax(S)";
-        case Mistake::softmax_over_columns:
-            return "softmax over the wrong axis: each row (one query, over all keys) must sum to "
-                   "1, not each column";
-        case Mistake::softmax_over_all:
-            return "one softmax over the whole matrix: each row (one query's scores) has its "
-                   "own softmax, so that each row sums to 1";
-        case Mistake::scaled_by_d_model:
-            return fmt::format(
-                "you divided by √d_model = √{}: the rule divides by √d_k = √{}, "
-                "the width of the queries and keys",
-                t.config.d_model, t.config.d_k);
-        case Mistake::mask_not_applied:
-            return "the mask was not applied: masked cells must be −∞ before softmax, so that "
-                   "their weight is 0";
-        case Mistake::e_instead_of_3:
-            return "you used e^x: by hand the rule is 3^x";
-        case Mistake::columns_of_weights:
-            return "you used the columns of A as weights: Z = A · V takes each row of A";
+    const auto i = static_cast<std::size_t>(m);
+    const std::string_view text = i < mistake_texts.size() ? mistake_texts[i] : "";
+    if (m == Mistake::scaled_by_d_model) {
+        return fmt::format(fmt::runtime(text), t.config.d_model, t.config.d_k);
     }
-    return "";
+    if (m == Mistake::not_scaled && t.rule.arith == Arith::hand) {
+        return std::string(text) + " (by hand, ⌊S / r⌋)";
+    }
+    return std::string(text);
 }
 
 // The answered steps that depend on `id`, directly or through other steps.
@@ -158,9 +152,9 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
             ? fmt::format("tolerance {} or {}%", tolerance.absolute, tolerance.relative * 100.0)
             : fmt::format("tolerance {}", tolerance.absolute);
     if (n_wrong == 0) {
-        out += fmt::format("\nAll {} answers are right ({}).\n", n_cells,
-                           tolerance.relative > 0.0 ? within
-                                                    : fmt::format("within {}", tolerance.absolute));
+        out += fmt::format(
+            "\nAll {} answers are right ({}).\n", n_cells,
+            tolerance.relative > 0.0 ? within : fmt::format("within {}", tolerance.absolute));
     } else {
         out += fmt::format("\n{} of {} answers are wrong or blank ({}).", n_wrong, n_cells, within);
         if (first_wrong != nullptr) {

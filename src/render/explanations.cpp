@@ -37,6 +37,11 @@ std::string learned(const Trace& t) {
                        origin(t, t.weights_source));
 }
 
+// W_Q, W_K, W_V: what the matrix turns an embedding into, and where it came from.
+std::string weights_of(const Trace& t, std::string_view into) {
+    return fmt::format("A matrix that turns an embedding into {}. {}", into, learned(t));
+}
+
 // What the tokens' order reaches in this run: the positions, the mask, or nothing.
 std::string tokens_text(const Trace& t) {
     std::string out =
@@ -120,7 +125,7 @@ std::string scaled_text(const Trace& t) {
             format_number(std::log(3.0) / rule.divisor(), 3, true),
             format_number(1.0 / rule.sqrt_width(), 3, true));
     }
-    const std::string why =
+    std::string why =
         "For queries and keys whose entries are independent, with mean 0 and variance 1, a "
         "score has variance d_k, so scores grow with the width. Dividing by √d_k divides the "
         "variance by d_k exactly, which for such queries and keys brings it back to 1 and keeps "
@@ -129,8 +134,12 @@ std::string scaled_text(const Trace& t) {
         return why + fmt::format(
                          " Here the scores are divided by √d_model = √{} instead, a mistake a "
                          "tutorial makes: d_model is the width of the embeddings, not of the "
-                         "queries and keys (d_k = {}).",
-                         t.config.d_model, t.config.d_k);
+                         "queries and keys (d_k = {}){}.",
+                         t.config.d_model, t.config.d_k,
+                         t.config.d_model == t.config.d_k
+                             ? "; here the two widths are equal, so the mistake changes nothing: "
+                               "try a d_model other than d_k to see it"
+                             : "");
     }
     return why;
 }
@@ -140,18 +149,15 @@ std::string weights_text(const Trace& t, const Step& step) {
     const Axis axis{step.transposed};
     const bool masked = t.mask.has_value();
     const std::string zero = masked ? " A masked cell (−∞) gets exactly 0." : "";
-    if (rule.over == SoftmaxOver::all) {
-        return "Softmax here runs over the whole matrix at once, a mistake two tutorials make: "
-               "all the weights together sum to 1, so one query's weights no longer do, and they "
-               "depend on every other query's scores." +
+    if (rule.over != SoftmaxOver::rows) {
+        return (rule.over == SoftmaxOver::all
+                    ? "Softmax here runs over the whole matrix at once, a mistake two tutorials "
+                      "make: all the weights together sum to 1, so one query's weights no longer "
+                      "do, and they depend on every other query's scores."
+                    : "Softmax here runs over each key instead of each query, a mistake shown on "
+                      "purpose: each key's scores are shared out among the queries, so a query's "
+                      "weights no longer sum to 1.") +
                zero;
-    }
-    if (rule.over == SoftmaxOver::columns) {
-        return fmt::format(
-            "Softmax here runs over each key instead of each query, a mistake shown on purpose: "
-            "each key's scores are shared out among the queries, so a query's weights no longer "
-            "sum to 1.{}",
-            zero);
     }
     const std::string how =
         rule.arith == Arith::hand
@@ -229,31 +235,34 @@ std::string positions_text(const Trace& t) {
     return out;
 }
 
+// What the mask says, attn's convention, and how PyTorch's masks write the same thing.
 std::string mask_text(const Trace& t) {
     const auto& c = t.config;
-    const bool padded = c.n_pad > 0;
+    std::string what;
+    std::string_view pytorch;
     if (c.mask == MaskKind::file) {
-        return fmt::format(
-            "A mask given in a file: row i says which tokens token i may attend to. {} "
-            "(nn.MultiheadAttention's attn_mask uses the opposite, True\u00A0=\u00A0blocked, "
-            "so pass it the negation of this matrix).",
-            convention);
-    }
-    if (c.mask == MaskKind::causal) {
-        return fmt::format(
+        what = "A mask given in a file: row i says which tokens token i may attend to.";
+        pytorch =
+            "nn.MultiheadAttention's attn_mask uses the opposite, True\u00A0=\u00A0blocked, so "
+            "pass it the negation of this matrix";
+    } else if (c.mask == MaskKind::causal) {
+        what = fmt::format(
             "A token may look only at itself and the tokens before it, as in a model that writes "
-            "text one token at a time{}. {} (nn.MultiheadAttention's attn_mask and "
-            "key_padding_mask use the opposite, True\u00A0=\u00A0blocked).",
-            padded ? ", and no token may look at the <pad> tokens, which only fill the sentence "
-                     "up to a fixed length"
-                   : " and cannot see the future",
-            convention);
+            "text one token at a time{}.",
+            c.n_pad > 0 ? ", and no token may look at the <pad> tokens, which only fill the "
+                          "sentence up to a fixed length"
+                        : " and cannot see the future");
+        pytorch =
+            "nn.MultiheadAttention's attn_mask and key_padding_mask use the opposite, "
+            "True\u00A0=\u00A0blocked";
+    } else {
+        what =
+            "The <pad> tokens only fill the sentence up to a fixed length, as when sentences of "
+            "different lengths are batched together: no token may attend to them (their "
+            "columns are 0).";
+        pytorch = "nn.MultiheadAttention's key_padding_mask uses True\u00A0=\u00A0blocked";
     }
-    return fmt::format(
-        "The <pad> tokens only fill the sentence up to a fixed length, as when sentences of "
-        "different lengths are batched together: no token may attend to them (their columns "
-        "are 0). {} (nn.MultiheadAttention's key_padding_mask uses True\u00A0=\u00A0blocked).",
-        convention);
+    return fmt::format("{} {} ({}).", what, convention, pytorch);
 }
 
 }  // namespace
@@ -273,17 +282,12 @@ std::string explanation(const Trace& t, const Step& step) {
         case StepOp::with_positions:
             return "The embeddings plus their positions: what every head below projects.";
         case StepOp::w_q:
-            return "A matrix that turns an embedding into a query: what a token is looking for "
-                   "in the others. " +
-                   learned(t);
+            return weights_of(t, "a query: what a token is looking for in the others");
         case StepOp::w_k:
-            return "A matrix that turns an embedding into a key: what a token offers, to be "
-                   "matched against the queries. " +
-                   learned(t);
+            return weights_of(t, "a key: what a token offers, to be matched against the queries");
         case StepOp::w_v:
-            return "A matrix that turns an embedding into a value: the information a token "
-                   "passes on to the tokens that attend to it. " +
-                   learned(t);
+            return weights_of(
+                t, "a value: the information a token passes on to the tokens that attend to it");
         case StepOp::b_q:
         case StepOp::b_k:
         case StepOp::b_v:

@@ -54,6 +54,8 @@ class JsonOut {
     }
     void string(std::string_view s) { json_text::append_string(buf_, s); }
     void number(double x) { json_text::append_number(buf_, x); }
+    void value(std::string_view s) { string(s); }
+    void value(double x) { number(x); }
     void integer(std::size_t n) { fmt::format_to(std::back_inserter(buf_), "{}", n); }
     void key(std::string_view indent, std::string_view k) {
         raw(indent);
@@ -67,24 +69,17 @@ class JsonOut {
     std::string buf_;
 };
 
-void string_array(JsonOut& j, std::span<const std::string> items) {
+// [a, b, c]: an array of strings or of numbers, on one line.
+template <typename Items>
+void array(JsonOut& j, const Items& items) {
     j.raw("[");
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) {
+    bool first = true;
+    for (const auto& item : items) {
+        if (!first) {
             j.raw(", ");
         }
-        j.string(items[i]);
-    }
-    j.raw("]");
-}
-
-void number_array(JsonOut& j, std::span<const double> items) {
-    j.raw("[");
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) {
-            j.raw(", ");
-        }
-        j.number(items[i]);
+        first = false;
+        j.value(item);
     }
     j.raw("]");
 }
@@ -102,7 +97,7 @@ void source(JsonOut& j, const Source& s) {
     }
     if (!s.seeded_tokens.empty()) {
         j.raw(", \"seeded_tokens\": ");
-        string_array(j, s.seeded_tokens);
+        array(j, s.seeded_tokens);
     }
     j.raw("}");
 }
@@ -329,7 +324,7 @@ void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
         j.integer(step.shape.rows);
         j.raw("]");
         j.key(in, "values");
-        string_array(j, step.row_labels);
+        array(j, step.row_labels);
         j.raw("\n    }");
         return;
     }
@@ -340,9 +335,9 @@ void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
     j.integer(step.shape.cols);
     j.raw("]");
     j.key(in, "row_labels");
-    string_array(j, step.row_labels);
+    array(j, step.row_labels);
     j.key(in, "col_labels");
-    string_array(j, step.col_labels);
+    array(j, step.col_labels);
     if (step.kind == StepKind::mask) {
         j.key(in, "convention");
         j.string("true = may attend, false = blocked");
@@ -374,7 +369,7 @@ void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
     }
     if (step.kind == StepKind::attention) {
         j.key(in, "row_sums");
-        number_array(j, row_sums(*step.matrix));
+        array(j, row_sums(*step.matrix));
         if (t.config.arith == Arith::hand) {
             j.key(in, "max_difference_from_exact");
             j.number(head_of(t, step).hand_difference);
@@ -456,7 +451,7 @@ void render_json(const Trace& t, const Sink& sink) {
     j.key(",\n  ", "sentence");
     j.string(t.sentence);
     j.key(",\n  ", "tokens");
-    string_array(j, t.tokens);
+    array(j, t.tokens);
     j.key(",\n  ", "steps");
     j.raw("[\n");
     const auto& steps = teaching_steps(t);
@@ -472,7 +467,7 @@ void render_json(const Trace& t, const Sink& sink) {
     j.raw("\n  ]");
     j.key(",\n  ", "warnings");
     const auto warnings = lesson::warnings(t);
-    string_array(j, warnings);
+    array(j, warnings);
     j.raw("\n}\n");
     j.flush();
 }

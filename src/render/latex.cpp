@@ -45,12 +45,7 @@ std::string render_latex(const Trace& trace, const TextStyle& style) {
         "% attn explain --format latex: the walk-through, one bmatrix per step (needs amsmath)\n"
         "\\documentclass{article}\n\\usepackage{amsmath}\n\\usepackage[margin=2cm]{geometry}\n"
         "\\begin{document}\n\\section*{Self-attention, step by step}\n\\begin{itemize}\n";
-    for (const auto& item : lesson::summary(trace)) {
-        out += "  \\item \\textbf{" + tex_text(item.key) + "}: " + tex_text(item.value) + "\n";
-        for (const auto& more : item.more) {
-            out += "  " + tex_text(more) + "\n";
-        }
-    }
+    out += lesson::summary_list(trace, tex_text, "  \\item \\textbf{", "}: ");
     out += "\\end{itemize}\n";
     for (const Step* step_ptr : toolkit::visible_steps(trace, style.steps)) {
         const Step& step = *step_ptr;
@@ -61,11 +56,7 @@ std::string render_latex(const Trace& trace, const TextStyle& style) {
             out += tex_text(lesson::explanation(trace, step)) + "\n";
         }
         if (step.kind == StepKind::tokens) {
-            out += "\n";
-            for (std::size_t i = 0; i < trace.tokens.size(); ++i) {
-                out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, tex_text(trace.tokens[i]));
-            }
-            out += "\n";
+            out += "\n" + toolkit::numbered_tokens(trace.tokens, tex_text) + "\n";
             continue;
         }
         const auto rows = shown(step.shape.rows);

@@ -2,6 +2,7 @@
 #include "lesson.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -38,26 +39,60 @@ std::string source_text(const Source& source, std::uint64_t seed, std::string_vi
     return fmt::format("seeded from --seed {}{}", seed, seeded_how);
 }
 
+// The title of each step, in the order of StepOp (trace.hpp); the mask's depends on the run
+// (mask_title), and the scaled scores' on whether they are scaled.
+constexpr auto titles = std::to_array<std::string_view>({
+    "Tokens",                             // tokens
+    "Embeddings",                         // embeddings
+    "Positional encodings",               // positions
+    "Embeddings with positions",          // with_positions
+    "Query weights",                      // w_q
+    "Key weights",                        // w_k
+    "Value weights",                      // w_v
+    "Bias",                               // b_q
+    "Bias",                               // b_k
+    "Bias",                               // b_v
+    "Query weights",                      // head_w_q
+    "Key weights",                        // head_w_k
+    "Value weights",                      // head_w_v
+    "Queries",                            // q
+    "Keys",                               // k
+    "Values",                             // v
+    "Scores",                             // scores
+    "Scaled scores",                      // scaled_scores
+    "Mask",                               // mask: mask_title
+    "Masked scores",                      // masked_scores
+    "Attention weights",                  // weights
+    "The right weights, for comparison",  // correct_weights
+    "Output",                             // output
+    "Concatenation",                      // concat
+    "Output weights",                     // w_o
+    "Bias",                               // b_o
+    "Output",                             // projected_output
+});
+static_assert(titles.size() == step_op_count);
+
+std::string mask_title(const Config& c) {
+    const bool padded = c.n_pad > 0;
+    if (c.mask == MaskKind::file) {
+        return padded ? "Mask from a file, with padding" : "Mask from a file";
+    }
+    if (c.mask == MaskKind::causal) {
+        return padded ? "Causal and padding mask" : "Causal mask";
+    }
+    return "Padding mask";
+}
+
 }  // namespace
 
 // "0, 4 and 9"; a long list is cut: "0, 229, 245, 261, 551, ... (14 in all)"
 std::string join_indices(const std::vector<std::size_t>& indices) {
     constexpr std::size_t shown = 5;
     if (indices.size() > shown + 1) {
-        std::string out;
-        for (std::size_t i = 0; i < shown; ++i) {
-            out += std::to_string(indices[i]) + ", ";
-        }
-        return out + fmt::format("… ({} in all)", indices.size());
+        const std::vector<std::size_t> first(indices.begin(), indices.begin() + shown);
+        return listed(first, ", ") + fmt::format(", … ({} in all)", indices.size());
     }
-    std::string out;
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-        if (i > 0) {
-            out += i + 1 == indices.size() ? " and " : ", ";
-        }
-        out += std::to_string(indices[i]);
-    }
-    return out;
+    return listed(indices);
 }
 
 bool same_text(const Trace& t, const std::vector<std::size_t>& group) {
@@ -74,20 +109,10 @@ bool contains(const std::vector<std::vector<std::size_t>>& groups,
 std::string join_list(const std::vector<std::string>& items) {
     constexpr std::size_t shown = 5;
     if (items.size() > shown + 1) {
-        std::string out;
-        for (std::size_t i = 0; i < shown; ++i) {
-            out += (i > 0 ? ", " : "") + items[i];
-        }
-        return out + fmt::format(" and {} more", items.size() - shown);
+        const std::vector<std::string> first(items.begin(), items.begin() + shown);
+        return listed(first, ", ") + fmt::format(" and {} more", items.size() - shown);
     }
-    std::string out;
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        if (i > 0) {
-            out += i + 1 == items.size() ? " and " : ", ";
-        }
-        out += items[i];
-    }
-    return out;
+    return listed(items);
 }
 
 std::string quoted(const std::string& token) {
@@ -95,65 +120,14 @@ std::string quoted(const std::string& token) {
 }
 
 std::string title(const Trace& t, const Step& step) {
-    const auto& c = t.config;
-    switch (step.op) {
-        case StepOp::tokens:
-            return "Tokens";
-        case StepOp::embeddings:
-            return "Embeddings";
-        case StepOp::positions:
-            return "Positional encodings";
-        case StepOp::with_positions:
-            return "Embeddings with positions";
-        case StepOp::w_q:
-        case StepOp::head_w_q:
-            return "Query weights";
-        case StepOp::w_k:
-        case StepOp::head_w_k:
-            return "Key weights";
-        case StepOp::w_v:
-        case StepOp::head_w_v:
-            return "Value weights";
-        case StepOp::b_q:
-        case StepOp::b_k:
-        case StepOp::b_v:
-        case StepOp::b_o:
-            return "Bias";
-        case StepOp::q:
-            return "Queries";
-        case StepOp::k:
-            return "Keys";
-        case StepOp::v:
-            return "Values";
-        case StepOp::scores:
-            return "Scores";
-        case StepOp::scaled_scores:
-            return t.rule.scales() ? "Scaled scores" : "Scores, not scaled";
-        case StepOp::mask: {
-            const bool padded = c.n_pad > 0;
-            if (c.mask == MaskKind::file) {
-                return padded ? "Mask from a file, with padding" : "Mask from a file";
-            }
-            if (c.mask == MaskKind::causal) {
-                return padded ? "Causal and padding mask" : "Causal mask";
-            }
-            return "Padding mask";
-        }
-        case StepOp::masked_scores:
-            return "Masked scores";
-        case StepOp::weights:
-            return "Attention weights";
-        case StepOp::correct_weights:
-            return "The right weights, for comparison";
-        case StepOp::output:
-        case StepOp::projected_output:
-            return "Output";
-        case StepOp::concat:
-            return "Concatenation";
-        case StepOp::w_o:
-            return "Output weights";
+    if (step.op == StepOp::scaled_scores && !t.rule.scales()) {
+        return "Scores, not scaled";
     }
-    return "";
+    if (step.op == StepOp::mask) {
+        return mask_title(t.config);
+    }
+    const auto i = static_cast<std::size_t>(step.op);
+    return std::string(i < titles.size() ? titles[i] : "");
 }
 
 std::string heading(const Trace& t, const Step& step) {
@@ -255,6 +229,19 @@ std::vector<SummaryItem> summary(const Trace& t) {
                         what, c.seed));
     }
     return lines;
+}
+
+std::string summary_list(const Trace& trace, toolkit::Escape escape, std::string_view item_start,
+                         std::string_view key_end) {
+    std::string out;
+    for (const auto& item : summary(trace)) {
+        out += std::string(item_start) + escape(item.key) + std::string(key_end) +
+               escape(item.value) + "\n";
+        for (const auto& more : item.more) {
+            out += "  " + escape(more) + "\n";
+        }
+    }
+    return out;
 }
 
 std::vector<std::string> warnings(const Trace& t) {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/core/trace.hpp"
+#include "toolkit.hpp"
 
 namespace attn::lesson {
 
@@ -38,6 +39,11 @@ struct SummaryItem {
 
 /// The summary of a run: the lesson, the sentence, the sizes, where the numbers came from.
 std::vector<SummaryItem> summary(const Trace& trace);
+
+/// The summary as a list of a markup: a line `item_start` KEY `key_end` VALUE per item, each
+/// further sentence on a line of its own indented by two spaces; all of it through `escape`.
+std::string summary_list(const Trace& trace, toolkit::Escape escape, std::string_view item_start,
+                         std::string_view key_end);
 
 /// Warnings about the numbers (rows with every key masked), for stderr and every output.
 std::vector<std::string> warnings(const Trace& trace);

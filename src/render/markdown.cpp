@@ -35,13 +35,8 @@ std::string cell(const Step& s, std::size_t r, std::size_t c, int precision) {
 
 std::string render_markdown(const Trace& trace, const TextStyle& style) {
     std::string out = "# Self-attention, step by step\n\n";
-    for (const auto& item : lesson::summary(trace)) {
-        // "- **sentence**: ..."; its further sentences continue the item
-        out += "- **" + md(item.key) + "**: " + md(item.value) + "\n";
-        for (const auto& more : item.more) {
-            out += "  " + md(more) + "\n";
-        }
-    }
+    // "- **sentence**: ..."; its further sentences continue the item
+    out += lesson::summary_list(trace, md, "- **", "**: ");
     for (const Step* step_ptr : toolkit::visible_steps(trace, style.steps)) {
         const Step& step = *step_ptr;
         out += fmt::format("\n## {}\n\n", md(lesson::heading(trace, step)));
@@ -57,10 +52,7 @@ std::string render_markdown(const Trace& trace, const TextStyle& style) {
             }
         }
         if (step.kind == StepKind::tokens) {
-            for (std::size_t i = 0; i < trace.tokens.size(); ++i) {
-                out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, md(trace.tokens[i]));
-            }
-            out += "\n";
+            out += toolkit::numbered_tokens(trace.tokens, md) + "\n";
             continue;
         }
         const auto rows = shown(step.shape.rows);

@@ -1,15 +1,17 @@
+// The notes that quote a trace's own numbers, step by step: repeated tokens, the variance
+// before and after scaling, the largest score taken apart, the readout of the output rows.
 #include "lesson.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <limits>
 #include <numeric>
 
 #include <fmt/format.h>
 
 #include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
+#include "narrative.hpp"
 
 namespace attn::lesson {
 namespace {
@@ -69,10 +71,6 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row) {
     return out + ".";
 }
 
-}  // namespace
-
-namespace {
-
 // "In head 2, " + "The new vector ..." → "In head 2, the new vector ..."
 std::string lead_in(std::string_view lead, std::string sentence) {
     if (!lead.empty() && !sentence.empty()) {
@@ -105,60 +103,6 @@ void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead) 
         "(That is the row with the most focused attention; every row reads the same way, and "
         "the JSON dump, --json, has all {} of them.)",
         t.tokens.size()));
-}
-
-// The hand weights of each row as exact fractions: 3^(s_j - min) / Σ 3^(s - min), reduced.
-// Only for whole-number scores and denominators a pencil can handle; empty otherwise.
-std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
-    constexpr std::size_t max_rows = 6;
-    constexpr long long max_denominator = 100000;
-    const Matrix& logits = t.mask ? head.masked_scores : head.scaled_scores;
-    std::vector<std::string> lines;
-    for (std::size_t r = 0; r < logits.rows() && r < max_rows; ++r) {
-        const auto s = logits.row(r);
-        double low = std::numeric_limits<double>::infinity();
-        for (double x : s) {
-            if (std::isfinite(x)) {
-                if (x != std::round(x)) {
-                    return {};
-                }
-                low = std::min(low, x);
-            }
-        }
-        if (std::isinf(low)) {
-            continue;  // every key masked
-        }
-        std::vector<long long> numerators;
-        long long total = 0;
-        for (double x : s) {
-            long long v = 0;
-            if (std::isfinite(x)) {
-                const double e = x - low;
-                if (e > 30) {
-                    return {};
-                }
-                v = 1;
-                for (int k = 0; k < static_cast<int>(e); ++k) {
-                    v *= 3;
-                }
-            }
-            numerators.push_back(v);
-            total += v;
-        }
-        if (total > max_denominator) {
-            return {};
-        }
-        std::string row = "  " + quoted(t.tokens[r]) + ":";
-        for (std::size_t j = 0; j < numerators.size(); ++j) {
-            const long long g = std::gcd(numerators[j], total);
-            row += numerators[j] == 0       ? std::string(" 0")
-                   : numerators[j] == total ? std::string(" 1")
-                                            : fmt::format(" {}/{}", numerators[j] / g, total / g);
-            row += j + 1 < numerators.size() ? "," : "";
-        }
-        lines.push_back(row);
-    }
-    return lines;
 }
 
 // Why copies of a token got identical or different outputs, from what differs between them:
@@ -208,61 +152,6 @@ void repeated_tokens(const Trace& t, Notes& n) {
     }
 }
 
-// Whether every weight sum in `sums` is 1 (to the last few bits), skipping `empty` ones.
-bool all_one(const std::vector<double>& sums, const std::vector<std::size_t>& empty) {
-    for (std::size_t i = 0; i < sums.size(); ++i) {
-        if (std::find(empty.begin(), empty.end(), i) == empty.end() &&
-            std::abs(sums[i] - 1.0) > 1e-12) {
-            return false;
-        }
-    }
-    return true;
-}
-
-std::string range_of(const std::vector<double>& xs, int precision) {
-    const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
-    return *lo == *hi ? format_number(*lo, precision, true)
-                      : fmt::format("between {} and {}", format_number(*lo, precision, true),
-                                    format_number(*hi, precision, true));
-}
-
-// The sums of the weights, as they are: what a row (or, in the column layout, a column) of
-// queries adds up to, and what went wrong when the rule is not the right one.
-void weight_sums(const Trace& t, const Step& step, const Head& head, int precision, Notes& n) {
-    const bool columns = step.transposed;
-    const std::string query_sums =
-        columns ? "Each column sums to 1 (the Σ row)" : "Each row sums to 1 (the Σ column)";
-    const auto& mine = head.row_sums;  // a query's weights: a row of A, whatever the layout
-    if (t.rule.over == SoftmaxOver::rows && all_one(mine, head.empty_rows)) {
-        n.after.push_back(query_sums + (head.empty_rows.empty()
-                                            ? std::string(": every token spends all of its "
-                                                          "attention, and only that.")
-                                            : std::string(", but for the tokens with every key "
-                                                          "masked, which have no weights at all "
-                                                          "(see the warning at the end).")));
-        return;
-    }
-    if (t.rule.over == SoftmaxOver::columns) {
-        n.after.push_back(fmt::format(
-            "What went wrong: each key's weights sum to 1, but a query's weights sum to {}, "
-            "not 1: a token no longer shares out exactly all of its attention.",
-            range_of(mine, precision)));
-    } else if (t.rule.over == SoftmaxOver::all) {
-        const auto top =
-            static_cast<std::size_t>(std::max_element(mine.begin(), mine.end()) - mine.begin());
-        double smallest = 1.0;
-        for (double w : head.attention.data()) {
-            smallest = w > 0.0 ? std::min(smallest, w) : smallest;
-        }
-        n.after.push_back(fmt::format(
-            "What went wrong: all {} weights together sum to 1, so each query's weights sum to "
-            "{} instead of 1; query {} alone takes {} of all the weight, because the queries' "
-            "scores now compete with each other. The smallest weight is {}.",
-            head.attention.size(), range_of(mine, precision), quoted(t.tokens[top]),
-            format_number(mine[top], precision, true), fmt::format("{:.3g}", smallest)));
-    }
-}
-
 void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int precision,
                   Notes& n) {
     const auto num = [precision](double x) { return format_number(x, precision, true); };
@@ -297,12 +186,17 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
         "Here {0} = {1}, so √{0} = {2}. Scaling divides the variance of the scores by {0} "
         "exactly: from {3} (S{4}) to {5} (S′{4}), {6}",
         width, rule.scale_width, num(rule.sqrt_width()), num(head.variance_scores), sub, num(after),
-        rule.scale_by == ScaleBy::d_model
+        rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
+            ? fmt::format("{}, as dividing by √d_k would: here d_model = d_k.",
+                          near_one ? "close to 1" : "not close to 1")
+        : rule.scale_by == ScaleBy::d_model
             ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give {}: the "
-                          "scores here are {} times smaller than they should be.",
+                          "scores here are {} times {} than they should be.",
                           near_one ? "close to 1" : "not close to 1", num(sqrt_d_k),
                           num(head.variance_scores / static_cast<double>(t.config.d_k)),
-                          num(rule.sqrt_width() / sqrt_d_k))
+                          num(t.config.d_model > t.config.d_k ? rule.sqrt_width() / sqrt_d_k
+                                                              : sqrt_d_k / rule.sqrt_width()),
+                          t.config.d_model > t.config.d_k ? "smaller" : "larger")
         : near_one
             ? "close to 1."
             : fmt::format("which is not close to 1: \"about 1\" is what scaling gives on average "
@@ -343,57 +237,6 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
         "between them.",
         t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
         num(head.scores(bi, bj)), num(qn), num(kn), num(head.scores(bi, bj) / (qn * kn))));
-}
-
-void weights_notes(const Trace& t, const Step& step, const Head& head, int precision, Notes& n) {
-    weight_sums(t, step, head, precision, n);
-    if (t.rule.arith == Arith::hand) {
-        const double d = head.hand_difference;
-        n.after.push_back(fmt::format(
-            "These hand weights are at most {} away from the exact ones (softmax with e^x of "
-            "S / √d_k){}.",
-            format_number(d, std::max(precision, 2), true),
-            d <= 0.05 ? ": close enough for pencil and paper"
-                      : ": the rounding of ⌊ ⌋ and 3^x in place of e^x add up, so read them as "
-                        "a sketch of the exact weights"));
-        const auto fractions = hand_fractions(t, head);
-        if (!fractions.empty()) {
-            n.after.emplace_back("As fractions, for pencil and paper:");
-            n.after.insert(n.after.end(), fractions.begin(), fractions.end());
-        }
-    }
-    if (!t.rule.scales()) {
-        constexpr std::size_t shown = 6;
-        n.after.emplace_back(
-            "Without scaling, how peaked each query's weights are (the largest, and their "
-            "entropy in nats: 0 when one weight is 1), against what scaling by √d_k would have "
-            "given:");
-        double mean = 0.0;
-        double mean_scaled = 0.0;
-        for (std::size_t r = 0; r < head.max_weight.size(); ++r) {
-            mean += head.max_weight[r];
-            mean_scaled += head.scaled_max_weight[r];
-            if (r < shown) {
-                n.after.push_back(fmt::format(
-                    "  {}: largest weight {} (entropy {}); with scaling {} (entropy {})",
-                    quoted(t.tokens[r]), format_number(head.max_weight[r], 2, true),
-                    format_number(head.entropy[r], 2, true),
-                    format_number(head.scaled_max_weight[r], 2, true),
-                    format_number(head.scaled_entropy[r], 2, true)));
-            }
-        }
-        const auto rows = static_cast<double>(head.max_weight.size());
-        mean /= rows;
-        mean_scaled /= rows;
-        n.after.push_back(fmt::format(
-            "On average the largest weight is {} without scaling and {} with it{}",
-            format_number(mean, 2, true), format_number(mean_scaled, 2, true),
-            mean > mean_scaled
-                ? ": without scaling the weights are more peaked. The wider the heads (the larger "
-                  "d_k), the larger the gap tends to be."
-                : ": here the weights are not more peaked without scaling, because these scores "
-                  "are small; the gap opens as d_k grows."));
-    }
 }
 
 }  // namespace
@@ -478,6 +321,12 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             for (std::size_t i = 0; i < head.attention.size(); ++i) {
                 largest = std::max(
                     largest, std::abs(head.attention.data()[i] - head.correct_attention.data()[i]));
+            }
+            if (largest == 0.0) {
+                n.after.push_back(
+                    "The weights computed above are exactly these: in this run the mistake "
+                    "changes nothing.");
+                break;
             }
             n.after.push_back(fmt::format(
                 "The weights computed above differ from these by up to {}, and the output below, "

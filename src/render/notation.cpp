@@ -1,7 +1,9 @@
 // Formulas as text and as LaTeX, term by term, from the core's Formula data.
 #include "notation.hpp"
 
+#include <array>
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 #include "toolkit.hpp"
@@ -76,46 +78,51 @@ bool holds_one_term(const std::vector<Term>& terms, std::size_t open) {
            terms[open + 1].kind != Term::Kind::open;
 }
 
+// One kind of bracket: how it opens and closes in each style (unicode, ascii, latex, the order
+// of Style), whether a space may set it off from the term before it, and whether LaTeX sets
+// what it holds off by spaces (\lfloor S \rfloor).
+struct BracketForm {
+    std::array<std::string_view, 3> open;
+    std::array<std::string_view, 3> close;
+    bool spaced = false;
+    bool latex_spaced_inside = false;
+};
+
+// In the order of Bracket (attn/core/formula.hpp).
+constexpr std::array<BracketForm, 7> brackets{{
+    {{"(", "(", "("}, {")", ")", ")"}, false, false},                   // call
+    {{"[", "[", "["}, {"]", "]", "]"}, false, false},                   // index
+    {{"(", "(", "("}, {")", ")", ")"}, true, false},                    // group
+    {{"[", "[", "["}, {"]", "]", "]"}, true, false},                    // list
+    {{"⌊", "floor(", "\\lfloor"}, {"⌋", ")", "\\rfloor"}, true, true},  // floor
+    {{"√(", "sqrt(", "\\sqrt{"}, {")", ")", "}"}, true, false},  // sqrt (√ alone: one term)
+    {{"^(", "^(", "^{"}, {")", ")", "}"}, false, false},         // power
+}};
+
+const BracketForm& form_of(Bracket b) {
+    const auto i = static_cast<std::size_t>(b);
+    return brackets[i < brackets.size() ? i : static_cast<std::size_t>(Bracket::group)];
+}
+
+std::string_view in_style(const std::array<std::string_view, 3>& spellings, Style style) {
+    return spellings[static_cast<std::size_t>(style)];
+}
+
+// √d_k: in Unicode a root over one term needs no parentheses.
+bool bare_root(Bracket b, Style style, bool one_term) {
+    return b == Bracket::sqrt && style == Style::unicode && one_term;
+}
+
 Piece open_piece(Bracket b, Style style, bool one_term) {
-    const bool tex = latex_style(style);
-    const bool ascii = style == Style::ascii;
-    switch (b) {
-        case Bracket::call:
-            return {"(", false, false};
-        case Bracket::index:
-            return {"[", false, false};
-        case Bracket::group:
-            return {"(", true, false};
-        case Bracket::list:
-            return {"[", true, false};
-        case Bracket::floor:
-            return {tex ? "\\lfloor" : ascii ? "floor(" : "⌊", true, tex};
-        case Bracket::sqrt:
-            return {tex ? "\\sqrt{" : ascii ? "sqrt(" : one_term ? "√" : "√(", true, false};
-        case Bracket::power:
-            return {tex ? "^{" : "^(", false, false};
-    }
-    return {"(", true, false};
+    const BracketForm& f = form_of(b);
+    return {std::string(bare_root(b, style, one_term) ? "√" : in_style(f.open, style)), f.spaced,
+            f.latex_spaced_inside && latex_style(style)};
 }
 
 Piece close_piece(Bracket b, Style style, bool one_term) {
-    const bool tex = latex_style(style);
-    const bool ascii = style == Style::ascii;
-    switch (b) {
-        case Bracket::call:
-        case Bracket::group:
-            return {")", false, true};
-        case Bracket::index:
-        case Bracket::list:
-            return {"]", false, true};
-        case Bracket::floor:
-            return {tex ? "\\rfloor" : ascii ? ")" : "⌋", tex, true};
-        case Bracket::sqrt:
-            return {tex ? "}" : ascii ? ")" : one_term ? "" : ")", false, true};
-        case Bracket::power:
-            return {tex ? "}" : ")", false, true};
-    }
-    return {")", false, true};
+    const BracketForm& f = form_of(b);
+    return {std::string(bare_root(b, style, one_term) ? "" : in_style(f.close, style)),
+            f.latex_spaced_inside && latex_style(style), true};
 }
 
 }  // namespace

@@ -380,6 +380,14 @@ bool light_text_on(double weight) {
     return weight > 0.5;
 }
 
+std::string numbered_tokens(const std::vector<std::string>& tokens, Escape escape) {
+    std::string out;
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, escape(tokens[i]));
+    }
+    return out;
+}
+
 std::vector<const Step*> visible_steps(const Trace& trace, const std::vector<std::string>& ids,
                                        Layout layout) {
     std::vector<const Step*> out;

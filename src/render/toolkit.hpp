@@ -34,6 +34,9 @@ std::string latex_text(std::string_view text);
 /// tables or raw HTML escaped with a backslash, control characters made visible.
 std::string markdown(std::string_view text);
 
+/// One of the escapes above (or a format's own), for the helpers that write user text.
+using Escape = std::string (*)(std::string_view);
+
 /// attn's own glyphs in ASCII, for --ascii: "·" → "*", "√d_k" → "sqrt(d_k)", "−∞" → "-inf".
 /// Only for attn's own prose: formulas are written by notation::formula, tokens never change.
 std::string to_ascii(std::string_view text);
@@ -87,6 +90,9 @@ Rgb heat(double weight);
 bool light_text_on(double weight);
 
 // ---- Steps
+
+/// The tokens with their indices, "0: This, 1: is, 2: book", each through `escape`.
+std::string numbered_tokens(const std::vector<std::string>& tokens, Escape escape);
 
 /// The steps to show, in teaching order: those of `ids` (all when empty), in `layout`.
 std::vector<const Step*> visible_steps(const Trace& trace, const std::vector<std::string>& ids,

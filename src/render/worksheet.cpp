@@ -24,7 +24,7 @@ std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precis
 }
 
 // Markdown escapes for a token used as a label: | would end a cell.
-std::string md_label(const std::string& s) {
+std::string md_label(std::string_view s) {
     std::string out;
     for (char ch : s) {
         out += ch == '|' ? std::string("\\|") : ch == '*' ? std::string("\\*") : std::string(1, ch);
@@ -32,8 +32,94 @@ std::string md_label(const std::string& s) {
     return out;
 }
 
+// HTML escapes for the worksheet's page: & < > and ".
+std::string esc(std::string_view raw) {
+    std::string out;
+    for (char ch : raw) {
+        out += ch == '&'   ? std::string("&amp;")
+               : ch == '<' ? std::string("&lt;")
+               : ch == '>' ? std::string("&gt;")
+               : ch == '"' ? std::string("&quot;")
+                           : std::string(1, ch);
+    }
+    return out;
+}
+
 bool contains(const std::vector<std::string>& ids, const std::string& id) {
     return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+// The text before and after an escaped label or value.
+struct Around {
+    std::string_view before;
+    std::string_view after;
+};
+
+// How a worksheet's table is marked up, around its escaped labels and cells.
+struct TableMarkup {
+    toolkit::Escape escape = nullptr;
+    std::string_view start;  // before the column labels
+    Around column;           // each column label
+    std::string_view head;   // after the column labels
+    std::string_view align;  // then once per column (Markdown's ---:)
+    std::string_view body;   // before the rows
+    Around row;              // each row label
+    Around cell;             // each cell's value
+    std::string_view blank;  // a cell left to fill in
+    std::string_view row_end;
+    std::string_view end;
+};
+
+constexpr TableMarkup markdown_table{
+    .escape = md_label,
+    .start = "| |",
+    .column = {" ", " |"},
+    .head = "\n|---|",
+    .align = "---:|",
+    .body = "\n",
+    .row = {"| **", "** |"},
+    .cell = {" ", " |"},
+    .blank = " ______ |",
+    .row_end = "\n",
+    .end = "",
+};
+
+constexpr TableMarkup html_table{
+    .escape = esc,
+    .start = "<table>\n<thead><tr><th></th>",
+    .column = {"<th>", "</th>"},
+    .head = "</tr></thead>\n",
+    .align = "",
+    .body = "<tbody>\n",
+    .row = {"<tr><th>", "</th>"},
+    .cell = {"<td>", "</td>"},
+    .blank = "<td class=\"blank\"></td>",
+    .row_end = "</tr>\n",
+    .end = "</tbody>\n</table>\n",
+};
+
+// The table of a step's values in a markup, its cells left blank when `blank`.
+std::string table(const Step& step, bool blank, int precision, const TableMarkup& m) {
+    const auto around = [&](const Around& a, std::string_view text) {
+        return std::string(a.before) + m.escape(text) + std::string(a.after);
+    };
+    std::string out(m.start);
+    for (const auto& label : step.col_labels) {
+        out += around(m.column, label);
+    }
+    out += m.head;
+    for (std::size_t c = 0; c < step.shape.cols; ++c) {
+        out += m.align;
+    }
+    out += m.body;
+    for (std::size_t r = 0; r < step.shape.rows; ++r) {
+        out += around(m.row, step.row_labels[r]);
+        for (std::size_t c = 0; c < step.shape.cols; ++c) {
+            out += blank ? std::string(m.blank) : around(m.cell, cell_text(step, r, c, precision));
+        }
+        out += m.row_end;
+    }
+    return out + std::string(m.end);
 }
 
 std::string rules(const Trace& t) {
@@ -76,48 +162,17 @@ std::string render_worksheet(const Trace& t, const std::vector<std::string>& bla
                                  notation::symbol(step.symbol, notation::Style::unicode));
         out += fmt::format("`{}`\n\n", notation::formula(step.formula, notation::Style::unicode));
         if (step.kind == StepKind::tokens) {
-            for (std::size_t i = 0; i < t.tokens.size(); ++i) {
-                out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, md_label(t.tokens[i]));
-            }
-            out += "\n";
+            out += toolkit::numbered_tokens(t.tokens, md_label) + "\n";
             continue;
         }
-        const bool empty = !answer_key && contains(blank, step.id);
-        out += "| |";
-        for (const auto& label : step.col_labels) {
-            out += " " + md_label(label) + " |";
-        }
-        out += "\n|---|";
-        for (std::size_t c = 0; c < step.shape.cols; ++c) {
-            out += "---:|";
-        }
-        out += "\n";
-        for (std::size_t r = 0; r < step.shape.rows; ++r) {
-            out += "| **" + md_label(step.row_labels[r]) + "** |";
-            for (std::size_t c = 0; c < step.shape.cols; ++c) {
-                out += " " +
-                       (empty ? std::string("______") : cell_text(step, r, c, style.precision)) +
-                       " |";
-            }
-            out += "\n";
-        }
+        out +=
+            table(step, !answer_key && contains(blank, step.id), style.precision, markdown_table);
     }
     return out;
 }
 
 std::string render_worksheet_html(const Trace& t, const std::vector<std::string>& blank,
                                   bool answer_key, const TextStyle& style) {
-    const auto esc = [](std::string_view raw) {
-        std::string out;
-        for (char ch : raw) {
-            out += ch == '&'   ? std::string("&amp;")
-                   : ch == '<' ? std::string("&lt;")
-                   : ch == '>' ? std::string("&gt;")
-                   : ch == '"' ? std::string("&quot;")
-                               : std::string(1, ch);
-        }
-        return out;
-    };
     std::string out =
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
     out += answer_key ? "Answer key" : "Worksheet";
@@ -149,28 +204,11 @@ std::string render_worksheet_html(const Trace& t, const std::vector<std::string>
         out += "<p class=\"formula\">" +
                esc(notation::formula(step.formula, notation::Style::unicode)) + "</p>\n";
         if (step.kind == StepKind::tokens) {
-            out += "<p>";
-            for (std::size_t i = 0; i < t.tokens.size(); ++i) {
-                out += fmt::format("{}{}: {}", i > 0 ? ", " : "", i, esc(t.tokens[i]));
-            }
-            out += "</p>\n</div>\n";
+            out += "<p>" + toolkit::numbered_tokens(t.tokens, esc) + "</p>\n</div>\n";
             continue;
         }
-        const bool empty = !answer_key && contains(blank, step.id);
-        out += "<table>\n<thead><tr><th></th>";
-        for (const auto& label : step.col_labels) {
-            out += "<th>" + esc(label) + "</th>";
-        }
-        out += "</tr></thead>\n<tbody>\n";
-        for (std::size_t r = 0; r < step.shape.rows; ++r) {
-            out += "<tr><th>" + esc(step.row_labels[r]) + "</th>";
-            for (std::size_t c = 0; c < step.shape.cols; ++c) {
-                out += empty ? std::string("<td class=\"blank\"></td>")
-                             : "<td>" + esc(cell_text(step, r, c, style.precision)) + "</td>";
-            }
-            out += "</tr>\n";
-        }
-        out += "</tbody>\n</table>\n</div>\n";
+        out += table(step, !answer_key && contains(blank, step.id), style.precision, html_table);
+        out += "</div>\n";
     }
     out += "</body>\n</html>\n";
     return out;

@@ -7,6 +7,7 @@
 #include "attn/core/error.hpp"
 #include "attn/io/model_file.hpp"
 #include "fuzz_file.hpp"
+#include "plan.hpp"  // the run plan (src/cli): InputSpec, load_input
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string& path = attn_fuzz::write_scratch(data, size);

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 ATTN = sys.argv[1]
 NUM = r"[−-]?\d+(?:\.\d+)?"
 failures = []
-checked = {"arithmetic": 0, "sums": 0, "columns": 0, "why": 0}
+checked = {"arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0}
 
 
 def value(text):
@@ -182,6 +182,68 @@ def check_sums(where, text):
                 fail(where, f"'{m[0]}' but a sum is {s}")
 
 
+def weights_table(text, end, cols):
+    """The attention table printed before position `end`: a list of (query label, weights),
+    one per query, in order (in the column layout the queries are the table's columns)."""
+    start = text.rfind("━━", 0, end)
+    header, rows = None, []
+    for line in text[start:end].split("\n"):
+        if "│" not in line or line.strip().startswith("─"):
+            continue
+        left, right = line.split("│", 1)
+        cells = [c.rstrip("█▓▒░") for c in right.replace("│", " ").split()]
+        if not left.strip():
+            header = cells[:cells.index("Σ")] if "Σ" in cells else cells
+        elif left.strip() != "Σ":
+            rows.append((left.strip(), [float(c.replace("−", "-")) for c in cells[:len(header)]]))
+    if cols:  # columns are queries
+        return [(q, [r[1][j] for r in rows]) for j, q in enumerate(header)]
+    return rows
+
+
+def check_favourites(where, text, cols):
+    """'Each query's largest weight: 'a' → 'b' (0.5), ...; no token attends most to itself.'"""
+    flat = joined(text)
+    for m in re.finditer(r"Each query's largest weight: (.+?); (.+?)\.(?:\n|$)", flat, re.S):
+        checked["favourites"] += 1
+        table = weights_table(text, text.find("Each query's largest weight", m.start() - 200
+                                              if m.start() > 200 else 0), cols)
+        items = re.findall(r"'([^']+)'(?: at \d+)? → (.+?) \(([0-9.]+)\)(?:, |$)", m[1])
+        if len(items) != len(table):
+            fail(where, f"{len(items)} queries in {m[0][:60]!r}, {len(table)} in the table")
+            continue
+        alone = 0
+        for i, ((query, keys, w), (label, weights)) in enumerate(zip(items, table)):
+            top = max(weights)
+            if query != label or abs(float(w) - top) > 1e-4:
+                fail(where, f"{query} → {keys} ({w}) but the table's row {label} peaks at {top}")
+            named = re.findall(r"'([^']+)'(?: at (\d+))?|(itself)", keys)
+            if keys.startswith("both "):  # two copies of one token, both with the top weight
+                copies = [j for j, (lab, _) in enumerate(table) if f"'{lab}'" == keys[5:]]
+                if len(copies) < 2 or any(abs(weights[j] - top) > 1e-4 for j in copies[:2]):
+                    fail(where, f"{query} → {keys} but those weights are not both {top}")
+                continue
+            many = re.match(r"(\d+) keys equally", keys)
+            if many:
+                if sum(abs(x - top) <= 1e-4 for x in weights) < int(many[1]):
+                    fail(where, f"{query}: {keys} but fewer keys have {top}")
+                continue
+            labels = [lab for lab, _ in table]
+            for key, at, itself in named:
+                j = i if itself else int(at) if at else labels.index(key)
+                if abs(weights[j] - top) > 1e-4:
+                    fail(where, f"{query} → {key or 'itself'} but that weight is {weights[j]}")
+            if [k for k in named] == [("", "", "itself")]:
+                alone += 1
+        verdict = m[2]
+        expected = ("every token attends most to itself" if alone == len(items) else
+                    "no token attends most to itself" if alone == 0 else
+                    f"{alone} of the {len(items)} tokens attend")
+        if not verdict.startswith(expected.split(" attend")[0]) or (
+                alone not in (0, len(items)) and not verdict.startswith(f"{alone} of")):
+            fail(where, f"the verdict {verdict!r}, but {alone} of {len(items)} attend to themselves")
+
+
 FORBIDDEN_IN_COLUMNS = [
     r"\b[Rr]ow i\b", r"\beach row\b", r"\bEach row\b", r"\brow by row\b", r"[Rr]ows are queries",
     r"\bits row of\b", r"\brow '[^']+' of (Q|K|V|A|X|S)", r"the Σ column",
@@ -268,6 +330,7 @@ def check(args):
     check_arithmetic(where, out)
     check_sums(where, out)
     cols = args[args.index("--layout") + 1] == "col"
+    check_favourites(where, out, cols)
     over = args[args.index("--softmax-over") + 1]
     if cols:
         check_columns(where, out, over)
@@ -315,6 +378,27 @@ for text, expected in SELF_TEST.items():
         print(f"FAIL: the checker {'missed' if expected else 'rejected'} {text!r}")
         sys.exit(1)
 failures.clear()
+TABLE = """━━ 7 · Attention weights A ━━
+       │    This      is    book │       Σ
+  ─────┼─────────────────────────┼────────
+  This │  0.0074  0.1557  0.8370 │  1.0000
+  is   │  0.7603  0.1645  0.0752 │  1.0000
+  book │  0.3965  0.2924  0.3110 │  1.0000
+"""
+FAVOURITES = {
+    "Each query's largest weight: 'This' → 'book' (0.8370), 'is' → 'This' (0.7603), "
+    "'book' → 'This' (0.3965); no token attends most to itself.\n": 0,
+    "Each query's largest weight: 'This' → 'book' (0.8370), 'is' → itself (0.7603), "
+    "'book' → 'This' (0.3965); no token attends most to itself.\n": 2,
+    "Each query's largest weight: 'This' → 'book' (0.8370), 'is' → 'This' (0.7603), "
+    "'book' → 'This' (0.3965); every token attends most to itself.\n": 1,
+}
+for sentence, expected in FAVOURITES.items():
+    check_favourites("self-test", TABLE + sentence, False)
+    if len(failures) != expected:
+        print(f"FAIL: the checker found {len(failures)} faults, not {expected}, in {sentence!r}")
+        sys.exit(1)
+    failures.clear()
 
 configs = list(configurations())
 with ThreadPoolExecutor(max_workers=4) as pool:
@@ -325,4 +409,5 @@ if failures:
     print(f"{len(failures)} failures in {len(configs)} runs")
     sys.exit(1)
 print(f"ok: {len(configs)} runs; {checked['arithmetic']} arithmetic lines, {checked['sums']} sums, "
-      f"{checked['why']} --why cells against their tables, {checked['columns']} column-layout checks")
+      f"{checked['why']} --why cells against their tables, {checked['columns']} column-layout checks, "
+      f"{checked['favourites']} largest-weight sentences")

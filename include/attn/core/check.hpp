@@ -60,8 +60,13 @@ enum class Mistake {
     e_instead_of_3,        ///< by hand, e^x used in place of 3^x
     columns_of_weights,    ///< Aᵀ · V instead of A · V
     softmax_over_all,      ///< one softmax over the whole matrix instead of each row
-    scaled_by_d_model,     ///< divided by √d_model instead of √d_k
+    scaled_by_d_model,     ///< divided by √d_model instead of √d_k; the last: tables indexed
+                           ///< by Mistake have mistake_count rows
 };
+
+/// How many kinds of Mistake there are.
+inline constexpr std::size_t mistake_count =
+    static_cast<std::size_t>(Mistake::scaled_by_d_model) + 1;
 
 /// How far an answer may be from the right value: within `absolute`, or within `relative`
 /// times the right value's size, whichever allows more.

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attn {
 
@@ -51,8 +52,11 @@ enum class Field {
     color,
     steps,
     why,
-    tolerance,
+    tolerance,  ///< the last: tables indexed by Field have field_count rows
 };
+
+/// How many fields there are.
+inline constexpr std::size_t field_count = static_cast<std::size_t>(Field::tolerance) + 1;
 
 /// The plain name of a field in messages: "d_model", "the number of heads", ...
 std::string_view field_name(Field field) noexcept;
@@ -90,6 +94,12 @@ class Error : public std::runtime_error {
 /// invisible format characters become visible escapes such as \x1b or \u202e; bytes that are
 /// not UTF-8 become \xNN. Everything else is kept.
 std::string shown(std::string_view text);
+
+/// Items as a sentence lists them: "a, b and c", with `last` before the last item (" or ",
+/// or ", " for a plain list).
+std::string listed(const std::vector<std::string>& items, std::string_view last = " and ");
+/// Indices listed the same way: "0, 4 and 9".
+std::string listed(const std::vector<std::size_t>& indices, std::string_view last = " and ");
 
 namespace errors {
 

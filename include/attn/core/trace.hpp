@@ -94,8 +94,12 @@ enum class StepOp {
     concat,
     w_o,
     b_o,
-    projected_output,  ///< O = Z · W_O (+ b_O)
+    projected_output,  ///< O = Z · W_O (+ b_O); the last: tables indexed by StepOp have
+                       ///< step_op_count rows
 };
+
+/// How many ops there are.
+inline constexpr std::size_t step_op_count = static_cast<std::size_t>(StepOp::projected_output) + 1;
 
 /// How the operands of a step are joined in its shape line.
 enum class Joiner {

@@ -1,0 +1,68 @@
+// What a run's matrices take in memory, checked against --max-memory before anything large
+// is allocated.
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "attn/core/attention.hpp"
+#include "attn/core/error.hpp"
+
+namespace attn {
+
+std::size_t estimate_bytes(const Config& c, std::size_t n_tokens) noexcept {
+    // in doubles; long double keeps absurd sizes from wrapping around
+    const long double t = static_cast<long double>(n_tokens);
+    const long double d = static_cast<long double>(c.d_model);
+    const long double h = static_cast<long double>(c.n_heads);
+    const long double dk = static_cast<long double>(c.d_k);
+    const long double dv = static_cast<long double>(c.d_v);
+    const long double inputs = 3 * t * d;                                // X, P, X + P
+    const long double weights = 2 * d * h * (2 * dk + dv) + h * dv * d;  // W and its slices, W_O
+    const long double per_head = t * (2 * dk + 2 * dv) + 6 * t * t;      // Q K V Z, the T×T steps
+    const long double outputs = t * h * dv + t * d;                      // concat, output
+    const long double bytes = 8 * (inputs + weights + h * per_head + outputs);
+    constexpr auto most = static_cast<long double>(std::numeric_limits<std::size_t>::max());
+    return bytes >= most ? std::numeric_limits<std::size_t>::max()
+                         : static_cast<std::size_t>(bytes);
+}
+
+std::string human_bytes(std::size_t b) {
+    const auto x = static_cast<double>(b);
+    std::array<char, 32> text{};
+    if (b < (std::size_t{1} << 16U)) {
+        (void)std::snprintf(text.data(), text.size(), "%zu bytes", b);
+    } else if (b < (std::size_t{1} << 20U)) {
+        (void)std::snprintf(text.data(), text.size(), "%.0f KiB", std::ceil(x / 1024.0));
+    } else if (b < (std::size_t{1} << 30U)) {
+        (void)std::snprintf(text.data(), text.size(), "%.1f MiB", x / 1048576.0);
+    } else {
+        (void)std::snprintf(text.data(), text.size(), "%.1f GiB", x / 1073741824.0);
+    }
+    return {text.data()};
+}
+
+void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) {
+    const std::size_t need = estimate_bytes(c, n_tokens);
+    if (need <= max_bytes) {
+        return;
+    }
+    // A --max-memory that would let this run: the need, rounded up to whole MiB or GiB.
+    const auto enough = [](std::size_t b) {
+        const double x = static_cast<double>(b);
+        return b < (std::size_t{1} << 30U)
+                   ? std::to_string(static_cast<long long>(std::ceil(x / 1048576.0))) + "M"
+                   : std::to_string(static_cast<long long>(std::ceil(x / 1073741824.0))) + "G";
+    };
+    throw Error(ErrorKind::usage, Field::max_memory,
+                fmt::format("this run needs about {} for its matrices ({} {}, d_model {}, {} {}), "
+                            "more than {} {}\n  hint: use a shorter sentence, a smaller d_model "
+                            "or fewer heads, or raise the limit ({} {})",
+                            human_bytes(need), n_tokens, n_tokens == 1 ? "token" : "tokens",
+                            c.d_model, c.n_heads, c.n_heads == 1 ? "head" : "heads", subject,
+                            human_bytes(max_bytes), subject, enough(need)));
+}
+
+}  // namespace attn

@@ -1,0 +1,324 @@
+// A step's matrix on the terminal: labelled rows and columns that fit the width (split into
+// blocks or elided), attention weights as a heatmap with their sums.
+#include "matrix_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "toolkit.hpp"
+
+namespace attn::text {
+namespace {
+
+constexpr std::size_t max_label_width = 16;     // row labels: longer tokens are cut with "…"
+constexpr std::size_t max_col_label_width = 8;  // longer column labels are cut to fit
+constexpr std::size_t max_blocks = 4;           // wider matrices are elided instead of split
+
+using toolkit::pad_left;
+using toolkit::pad_right;
+using toolkit::repeat;
+
+std::vector<std::optional<std::size_t>> pick(std::size_t n, std::size_t head, std::size_t tail) {
+    return toolkit::shown_indices(n, head, tail);
+}
+
+// The heatmap's colours (toolkit::heat: white for 0 to deep blue for 1), with black text on
+// the light half and white text on the dark half. 24-bit colour where the terminal says it
+// has it (COLORTERM), else the nearest of the 256-colour palette's 6×6×6 cube.
+std::string heat_code(double w, int depth) {
+    const auto [r, g, b] = toolkit::heat(w);
+    const bool light_text = toolkit::light_text_on(w);
+    if (depth == 24) {
+        return fmt::format("48;2;{};{};{};38;2;{}", r, g, b, light_text ? "255;255;255" : "0;0;0");
+    }
+    const auto level = [](int c) { return static_cast<int>(std::lround(c / 255.0 * 5.0)); };
+    return fmt::format("48;5;{};38;5;{}", 16 + 36 * level(r) + 6 * level(g) + level(b),
+                       light_text ? 231 : 16);
+}
+
+// Without colour but with Unicode: a shade glyph beside each weight, ░ ▒ ▓ █.
+std::string_view shade(double w) {
+    if (w < 0.125) {
+        return " ";
+    }
+    if (w < 0.375) {
+        return "░";
+    }
+    if (w < 0.625) {
+        return "▒";
+    }
+    return w < 0.875 ? "▓" : "█";
+}
+
+// The sums of an attention step as shown: of each row in the row layout, of each column (one
+// query each) in the column layout, where they are the matrix's row sums too.
+std::vector<double> shown_sums(const Step& step) {
+    std::vector<double> sums(step.matrix->rows(), 0.0);
+    for (std::size_t r = 0; r < step.matrix->rows(); ++r) {
+        for (double x : step.matrix->row(r)) {
+            sums[r] += x;
+        }
+    }
+    return sums;
+}
+
+class MatrixPrinter {
+  public:
+    MatrixPrinter(Writer& w, const Step& step)
+        : w_(w),
+          step_(step),
+          sums_(step.kind != StepKind::attention ? std::vector<double>{} : shown_sums(step)) {}
+
+    void print() {
+        const auto& style = w_.style();
+        const std::size_t n_rows = step_.shape.rows;
+        const std::size_t n_cols = step_.shape.cols;
+        const std::size_t edge =
+            std::max<std::size_t>(1, std::min<std::size_t>(10, style.max_rows / 2));
+        rows_ = n_rows > style.max_rows ? pick(n_rows, edge, edge) : pick(n_rows, n_rows, 0);
+        // a matrix of whole numbers (the integer examples, --arith hand) prints without decimals
+        precision_ = style.precision;
+        if (step_.kind == StepKind::matrix &&
+            std::all_of(step_.matrix->data().begin(), step_.matrix->data().end(),
+                        [](double x) { return std::isinf(x) || is_whole(x); })) {
+            precision_ = 0;
+        }
+
+        // one width for every cell, so columns line up across blocks
+        cell_w_ = 1;
+        for (const auto& r : rows_) {
+            if (!r) {
+                continue;
+            }
+            for (std::size_t c = 0; c < n_cols; ++c) {
+                cell_w_ = std::max(cell_w_, toolkit::width_of(cell(*r, c)));
+            }
+        }
+        if (is_attention()) {
+            cell_w_ = std::max(cell_w_, format_number(1.0, style.precision, true).size());
+            shaded_ = !style.color && style.unicode;
+            cell_w_ += shaded_ ? 1 : 0;  // the shade glyph after the number
+        }
+        const std::size_t number_w = cell_w_;
+        for (const auto& label : step_.col_labels) {
+            cell_w_ = std::max(cell_w_, std::min(toolkit::width_of(label), max_col_label_width));
+        }
+        label_w_ = 1;
+        for (const auto& r : rows_) {
+            if (r) {
+                label_w_ = std::max(label_w_, toolkit::width_of(row_label(*r)));
+            }
+        }
+
+        const auto fit = [&] {
+            const std::size_t fixed =
+                2 + label_w_ + 2 + (is_attention() ? cell_w_ + 4 : 0) + 2 * step_.col_breaks.size();
+            const std::size_t avail = style.width > fixed ? style.width - fixed : 0;
+            return std::max<std::size_t>(2, avail / (cell_w_ + 2));
+        };
+        std::size_t n_fit = fit();
+        if (n_cols > n_fit && cell_w_ > number_w) {
+            // long column labels alone would split the matrix: cut them to the numbers' width
+            const std::size_t wide = cell_w_;
+            cell_w_ = number_w;
+            n_fit = fit();
+            if (n_cols > n_fit) {
+                cell_w_ = wide;  // it does not fit either way: keep the readable labels
+                n_fit = fit();
+            }
+        }
+        if (n_cols <= n_fit) {
+            block(pick(n_cols, n_cols, 0), true);
+        } else if ((n_cols + n_fit - 1) / n_fit <= max_blocks) {
+            w_.paragraph(fmt::format("{} columns, in blocks of {}:", n_cols, n_fit), "  ", "2");
+            for (std::size_t first = 0; first < n_cols; first += n_fit) {
+                const std::size_t last = std::min(n_cols, first + n_fit);
+                std::vector<std::optional<std::size_t>> cols;
+                for (std::size_t c = first; c < last; ++c) {
+                    cols.emplace_back(c);
+                }
+                w_.line();
+                w_.line(w_.paint(w_.text(fmt::format("  columns {}–{}", first, last - 1)), "2"));
+                block(cols, last == n_cols);
+            }
+        } else {
+            const std::size_t shown = n_fit - 1;  // one place goes to the "…" column
+            const std::size_t head = (shown + 1) / 2;
+            const auto cols = pick(n_cols, head, shown - head);
+            block(cols, true);
+            elided_ = true;
+            w_.paragraph(fmt::format("(columns {} to {} of {} not shown)", head,
+                                     n_cols - (shown - head) - 1, n_cols),
+                         "  ", "2");
+        }
+        if (n_rows > style.max_rows) {
+            elided_ = true;
+            w_.paragraph(
+                fmt::format("(rows {} to {} of {} not shown)", edge, n_rows - edge - 1, n_rows),
+                "  ", "2");
+        }
+        if (elided_) {
+            w_.paragraph("The JSON dump (--json FILE) has every value.", "  ", "2");
+        }
+        if (is_attention()) {
+            legend();
+        }
+    }
+
+  private:
+    [[nodiscard]] bool is_attention() const { return step_.kind == StepKind::attention; }
+
+    // The key to the heatmap: the colours or the shades, from 0 to 1.
+    void legend() {
+        const auto& style = w_.style();
+        if (style.color) {
+            std::string line = "  weight";
+            for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+                line += " " + w_.paint(fmt::format(" {:.2f} ", v), heat_code(v, style.color_depth));
+            }
+            w_.line(line);
+        } else if (style.unicode) {
+            w_.line("  shade: ░ from 0.125, ▒ from 0.375, ▓ from 0.625, █ from 0.875");
+        }
+    }
+    // The row layout has a Σ column; the column layout, where each query is a column, a Σ row.
+    [[nodiscard]] bool sum_column() const { return is_attention() && !step_.transposed; }
+    [[nodiscard]] std::string row_label(std::size_t r) const {
+        return toolkit::truncate(toolkit::terminal(step_.row_labels[r]), max_label_width,
+                                 w_.style().unicode);
+    }
+
+    [[nodiscard]] std::string cell(std::size_t r, std::size_t c) const {
+        if (step_.kind == StepKind::mask) {
+            return step_.allowed(r, c) ? "1" : "0";
+        }
+        return format_number(step_.value(r, c), precision_, w_.style().unicode);
+    }
+
+    [[nodiscard]] std::string painted_cell(std::size_t r, std::size_t c) const {
+        if (shaded_) {
+            return pad_left(cell(r, c), cell_w_ - 1) + std::string(shade(step_.value(r, c)));
+        }
+        std::string s = pad_left(cell(r, c), cell_w_);
+        if (is_attention()) {
+            return w_.paint(s, heat_code(step_.value(r, c), w_.style().color_depth));
+        }
+        if (step_.kind == StepKind::matrix && std::isinf(step_.value(r, c))) {
+            return w_.paint(s, "2");
+        }
+        if (step_.kind == StepKind::mask && !step_.allowed(r, c)) {
+            return w_.paint(s, "2");
+        }
+        return s;
+    }
+
+    void block(const std::vector<std::optional<std::size_t>>& cols, bool with_sums) {
+        const bool unicode = w_.style().unicode;
+        const std::string bar = unicode ? "│" : "|";
+        const std::string dash = unicode ? "─" : "-";
+        const std::string cross = unicode ? "┼" : "+";
+        const std::string h_ellipsis = unicode ? "…" : "...";
+        const std::string v_ellipsis = unicode ? "⋮" : ":";
+        const bool sums = sum_column() && with_sums;
+
+        // " │" before the first column of each further head
+        const auto boundary = [&](const std::optional<std::size_t>& c, std::size_t i) {
+            return c && i > 0 &&
+                   std::find(step_.col_breaks.begin(), step_.col_breaks.end(), *c) !=
+                       step_.col_breaks.end();
+        };
+        std::string header = "  " + std::string(label_w_, ' ') + " " + bar;
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            const auto& c = cols[i];
+            if (boundary(c, i)) {
+                header += " " + bar;
+            }
+            header += "  " + pad_left(c ? toolkit::truncate(toolkit::terminal(step_.col_labels[*c]),
+                                                            cell_w_, unicode)
+                                        : h_ellipsis,
+                                      cell_w_);
+        }
+        if (sums) {
+            header += " " + bar + "  " + pad_left(unicode ? "Σ" : "sum", cell_w_);
+        }
+        w_.line(header);
+        std::string rule = "  " + repeat(dash, label_w_ + 1) + cross;
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            rule += boundary(cols[i], i) ? repeat(dash, 1) + cross : "";
+            rule += repeat(dash, cell_w_ + 2);
+        }
+        rule += dash;
+        if (sums) {
+            rule += cross + repeat(dash, cell_w_ + 2);
+        }
+        w_.line(rule);
+        for (const auto& r : rows_) {
+            std::string line;
+            if (!r) {
+                line = "  " + pad_right(v_ellipsis, label_w_) + " " + bar;
+                for (std::size_t i = 0; i < cols.size(); ++i) {
+                    line += boundary(cols[i], i) ? " " + bar : "";
+                    line += "  " + pad_left(cols[i] ? v_ellipsis : "", cell_w_);
+                }
+                if (sums) {
+                    line += " " + bar + "  " + pad_left(v_ellipsis, cell_w_);
+                }
+            } else {
+                line = "  " + pad_right(row_label(*r), label_w_) + " " + bar;
+                for (std::size_t i = 0; i < cols.size(); ++i) {
+                    const auto& c = cols[i];
+                    line += boundary(c, i) ? " " + bar : "";
+                    line += "  " + (c ? painted_cell(*r, *c) : pad_left(h_ellipsis, cell_w_));
+                }
+                if (sums) {
+                    line +=
+                        " " + bar + "  " +
+                        pad_left(format_number(sums_[*r], w_.style().precision, unicode), cell_w_);
+                }
+            }
+            // trailing spaces would only make copied output harder to diff
+            while (!line.empty() && line.back() == ' ') {
+                line.pop_back();
+            }
+            w_.line(line);
+        }
+        if (is_attention() && step_.transposed) {
+            // the column layout: each column (one query) sums to 1
+            std::string under = "  " + repeat(dash, label_w_ + 1) + cross;
+            std::string sum_line = "  " + pad_right(unicode ? "Σ" : "sum", label_w_) + " " + bar;
+            for (std::size_t i = 0; i < cols.size(); ++i) {
+                under += boundary(cols[i], i) ? repeat(dash, 1) + cross : "";
+                under += repeat(dash, cell_w_ + 2);
+                sum_line += boundary(cols[i], i) ? " " + bar : "";
+                sum_line += "  " + pad_left(cols[i] ? format_number(sums_[*cols[i]],
+                                                                    w_.style().precision, unicode)
+                                                    : h_ellipsis,
+                                            cell_w_);
+            }
+            w_.line(under + dash);
+            w_.line(sum_line);
+        }
+    }
+
+    Writer& w_;
+    const Step& step_;
+    std::vector<double> sums_;
+    int precision_ = 4;
+    bool shaded_ = false;  // a shade glyph after each weight: one more column per cell
+    std::vector<std::optional<std::size_t>> rows_;
+    std::size_t cell_w_ = 1;
+    std::size_t label_w_ = 1;
+    bool elided_ = false;
+};
+
+}  // namespace
+
+void print_matrix(Writer& w, const Step& step) {
+    MatrixPrinter(w, step).print();
+}
+
+}  // namespace attn::text

@@ -1,0 +1,13 @@
+#pragma once
+// A step's matrix on the terminal (matrix_text.cpp), for the walk-through (text.cpp).
+
+#include "attn/core/trace.hpp"
+#include "text_writer.hpp"
+
+namespace attn::text {
+
+/// The matrix (or mask) of `step` with its labels, split into blocks of columns or elided to
+/// fit the width; attention weights as a heatmap with their sums and its legend.
+void print_matrix(Writer& w, const Step& step);
+
+}  // namespace attn::text

@@ -1,0 +1,253 @@
+// The notes under the attention weights: what their sums say, how far the hand rules land
+// from the exact weights (and the weights as fractions), how peaked the weights are without
+// scaling.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "attn/render/render.hpp"
+#include "narrative.hpp"
+
+namespace attn::lesson {
+namespace {
+
+// The hand weights of each row as exact fractions: 3^(s_j - min) / Σ 3^(s - min), reduced.
+// Only for whole-number scores and denominators a pencil can handle; empty otherwise.
+std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
+    constexpr std::size_t max_rows = 6;
+    constexpr long long max_denominator = 100000;
+    const Matrix& logits = t.mask ? head.masked_scores : head.scaled_scores;
+    std::vector<std::string> lines;
+    for (std::size_t r = 0; r < logits.rows() && r < max_rows; ++r) {
+        const auto s = logits.row(r);
+        double low = std::numeric_limits<double>::infinity();
+        for (double x : s) {
+            if (std::isfinite(x)) {
+                if (x != std::round(x)) {
+                    return {};
+                }
+                low = std::min(low, x);
+            }
+        }
+        if (std::isinf(low)) {
+            continue;  // every key masked
+        }
+        std::vector<long long> numerators;
+        long long total = 0;
+        for (double x : s) {
+            long long v = 0;
+            if (std::isfinite(x)) {
+                const double e = x - low;
+                if (e > 30) {
+                    return {};
+                }
+                v = 1;
+                for (int k = 0; k < static_cast<int>(e); ++k) {
+                    v *= 3;
+                }
+            }
+            numerators.push_back(v);
+            total += v;
+        }
+        if (total > max_denominator) {
+            return {};
+        }
+        std::string row = "  " + quoted(t.tokens[r]) + ":";
+        for (std::size_t j = 0; j < numerators.size(); ++j) {
+            const long long g = std::gcd(numerators[j], total);
+            row += numerators[j] == 0       ? std::string(" 0")
+                   : numerators[j] == total ? std::string(" 1")
+                                            : fmt::format(" {}/{}", numerators[j] / g, total / g);
+            row += j + 1 < numerators.size() ? "," : "";
+        }
+        lines.push_back(row);
+    }
+    return lines;
+}
+
+// Whether every weight sum in `sums` is 1 (to the last few bits), skipping `empty` ones.
+bool all_one(const std::vector<double>& sums, const std::vector<std::size_t>& empty) {
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+        if (std::find(empty.begin(), empty.end(), i) == empty.end() &&
+            std::abs(sums[i] - 1.0) > 1e-12) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::string range_of(const std::vector<double>& xs, int precision) {
+    const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
+    return *lo == *hi ? format_number(*lo, precision, true)
+                      : fmt::format("between {} and {}", format_number(*lo, precision, true),
+                                    format_number(*hi, precision, true));
+}
+
+// The sums of the weights, as they are: what a row (or, in the column layout, a column) of
+// queries adds up to, and what went wrong when the rule is not the right one.
+void weight_sums(const Trace& t, const Step& step, const Head& head, int precision, Notes& n) {
+    const bool columns = step.transposed;
+    const std::string query_sums =
+        columns ? "Each column sums to 1 (the Σ row)" : "Each row sums to 1 (the Σ column)";
+    const auto& mine = head.row_sums;  // a query's weights: a row of A, whatever the layout
+    if (t.rule.over == SoftmaxOver::rows && all_one(mine, head.empty_rows)) {
+        n.after.push_back(query_sums + (head.empty_rows.empty()
+                                            ? std::string(": every token spends all of its "
+                                                          "attention, and only that.")
+                                            : std::string(", but for the tokens with every key "
+                                                          "masked, which have no weights at all "
+                                                          "(see the warning at the end).")));
+        return;
+    }
+    if (t.rule.over == SoftmaxOver::columns) {
+        n.after.push_back(fmt::format(
+            "What went wrong: each key's weights sum to 1, but a query's weights sum to {}, "
+            "not 1: a token no longer shares out exactly all of its attention.",
+            range_of(mine, precision)));
+    } else if (t.rule.over == SoftmaxOver::all) {
+        const auto top =
+            static_cast<std::size_t>(std::max_element(mine.begin(), mine.end()) - mine.begin());
+        // the smallest weight of a cell the mask lets through (a masked cell's 0 is no news)
+        double smallest = 1.0;
+        for (std::size_t i = 0; i < head.attention.size(); ++i) {
+            const std::size_t r = i / head.attention.cols();
+            const std::size_t c = i % head.attention.cols();
+            if (!t.mask || t.mask->allowed(r, c)) {
+                smallest = std::min(smallest, head.attention.data()[i]);
+            }
+        }
+        n.after.push_back(fmt::format(
+            "What went wrong: all {} weights together sum to 1, so each query's weights sum to "
+            "{} instead of 1; query {} alone takes {} of all the weight, because the queries' "
+            "scores now compete with each other. The smallest weight{} is {}.",
+            head.attention.size(), range_of(mine, precision), quoted(t.tokens[top]),
+            format_number(mine[top], precision, true),
+            t.mask ? " of a cell the mask lets through" : "", fmt::format("{:.3g}", smallest)));
+    }
+}
+
+// Whom each query attends to most, and whether that is itself: the claim "each word attends
+// most to itself" holds for some weights and not for others, so it is said only as the
+// numbers show it. Ties (equal largest weights) name every key that has the largest weight.
+void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
+    constexpr std::size_t listed_queries = 8;
+    const Matrix& a = head.attention;
+    // a token written more than once is named with its position: 'the' at 4
+    const auto name = [&](std::size_t i) {
+        const bool repeated = std::count(t.tokens.begin(), t.tokens.end(), t.tokens[i]) > 1;
+        return repeated ? fmt::format("{} at {}", quoted(t.tokens[i]), i) : quoted(t.tokens[i]);
+    };
+    std::vector<std::string> items;
+    std::size_t self = 0;
+    std::size_t counted = 0;
+    for (std::size_t r = 0; r < a.rows(); ++r) {
+        if (std::find(head.empty_rows.begin(), head.empty_rows.end(), r) != head.empty_rows.end()) {
+            continue;  // no weights at all
+        }
+        const auto row = a.row(r);
+        const double top = *std::max_element(row.begin(), row.end());
+        std::vector<std::size_t> keys;
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            if (row[c] == top) {
+                keys.push_back(c);
+            }
+        }
+        const bool itself = std::find(keys.begin(), keys.end(), r) != keys.end();
+        ++counted;
+        if (itself && keys.size() == 1) {  // a tie is not "most"
+            ++self;
+        }
+        std::string whom;
+        if (keys.size() > 2) {  // a tie of many keys (a uniform row) is counted, not listed
+            whom =
+                fmt::format("{} keys equally{}", keys.size(), itself ? ", itself among them" : "");
+        } else if (keys.size() == 2 && !itself && t.tokens[keys[0]] == t.tokens[keys[1]]) {
+            whom = "both " + quoted(t.tokens[keys[0]]);  // two copies of one token
+        } else {
+            std::vector<std::string> names;
+            for (std::size_t c : keys) {
+                names.push_back(c == r ? std::string("itself") : name(c));
+            }
+            whom = listed(names);
+        }
+        items.push_back(
+            fmt::format("{} → {} ({})", name(r), whom, format_number(top, precision, true)));
+    }
+    if (counted == 0) {
+        return;
+    }
+    const std::string verdict =
+        self == counted
+            ? (counted == 1 ? "it attends most to itself" : "every token attends most to itself")
+        : self == 0 ? "no token attends most to itself"
+        : self == 1 ? fmt::format("1 of the {} tokens attends most to itself", counted)
+                    : fmt::format("{} of the {} tokens attend most to themselves", self, counted);
+    if (items.size() <= listed_queries) {
+        n.after.push_back(
+            fmt::format("Each query's largest weight: {}; {}.", fmt::join(items, ", "), verdict));
+    } else {
+        std::string v = verdict;
+        v[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(v[0])));
+        n.after.push_back(v + ".");
+    }
+}
+
+}  // namespace
+
+void weights_notes(const Trace& t, const Step& step, const Head& head, int precision, Notes& n) {
+    weight_sums(t, step, head, precision, n);
+    favourites(t, head, precision, n);
+    if (t.rule.arith == Arith::hand) {
+        const double d = head.hand_difference;
+        n.after.push_back(fmt::format(
+            "These hand weights are at most {} away from the exact ones (softmax with e^x of "
+            "S / √d_k){}.",
+            format_number(d, std::max(precision, 2), true),
+            d <= 0.05 ? ": close enough for pencil and paper"
+                      : ": the rounding of ⌊ ⌋ and 3^x in place of e^x add up, so read them as "
+                        "a sketch of the exact weights"));
+        const auto fractions = hand_fractions(t, head);
+        if (!fractions.empty()) {
+            n.after.emplace_back("As fractions, for pencil and paper:");
+            n.after.insert(n.after.end(), fractions.begin(), fractions.end());
+        }
+    }
+    if (!t.rule.scales()) {
+        constexpr std::size_t shown = 6;
+        n.after.emplace_back(
+            "Without scaling, how peaked each query's weights are (the largest, and their "
+            "entropy in nats: 0 when one weight is 1), against what scaling by √d_k would have "
+            "given:");
+        double mean = 0.0;
+        double mean_scaled = 0.0;
+        for (std::size_t r = 0; r < head.max_weight.size(); ++r) {
+            mean += head.max_weight[r];
+            mean_scaled += head.scaled_max_weight[r];
+            if (r < shown) {
+                n.after.push_back(fmt::format(
+                    "  {}: largest weight {} (entropy {}); with scaling {} (entropy {})",
+                    quoted(t.tokens[r]), format_number(head.max_weight[r], 2, true),
+                    format_number(head.entropy[r], 2, true),
+                    format_number(head.scaled_max_weight[r], 2, true),
+                    format_number(head.scaled_entropy[r], 2, true)));
+            }
+        }
+        const auto rows = static_cast<double>(head.max_weight.size());
+        mean /= rows;
+        mean_scaled /= rows;
+        n.after.push_back(fmt::format(
+            "On average the largest weight is {} without scaling and {} with it{}",
+            format_number(mean, 2, true), format_number(mean_scaled, 2, true),
+            mean > mean_scaled
+                ? ": without scaling the weights are more peaked. The wider the heads (the larger "
+                  "d_k), the larger the gap tends to be."
+                : ": here the weights are not more peaked without scaling, because these scores "
+                  "are small; the gap opens as d_k grows."));
+    }
+}
+
+}  // namespace attn::lesson
