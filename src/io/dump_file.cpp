@@ -140,7 +140,8 @@ Loaded read_dump(const std::string& path) {
         }
         return optional_values(id);
     };
-    if (const Value* sources = root.find("sources"); sources != nullptr && sources->find("qkv")) {
+    if (const Value* sources = root.find("sources");
+        sources != nullptr && sources->find("qkv") != nullptr) {
         // Q, K and V were given: the walk-through starts from them
         const Value& qkv = *sources->find("qkv");
         r.expect_type(qkv, "sources.qkv", Type::object,

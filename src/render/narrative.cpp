@@ -323,7 +323,7 @@ Notes notes(const Trace& t, const Step& step, int precision) {
                     largest, std::abs(head.attention.data()[i] - head.correct_attention.data()[i]));
             }
             if (largest == 0.0) {
-                n.after.push_back(
+                n.after.emplace_back(
                     "The weights computed above are exactly these: in this run the mistake "
                     "changes nothing.");
                 break;

@@ -169,6 +169,7 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
             whom = "both " + quoted(t.tokens[keys[0]]);  // two copies of one token
         } else {
             std::vector<std::string> names;
+            names.reserve(keys.size());
             for (std::size_t c : keys) {
                 names.push_back(c == r ? std::string("itself") : name(c));
             }
