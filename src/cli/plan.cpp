@@ -72,7 +72,7 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
     throw Error(ErrorKind::input,
                 fmt::format("{}: {} {} of the sentence {} not in the embeddings, expected every "
                             "token to have a vector:{}\n  hint: add {} to \"vectors\" in {}{}, "
-                            "or use --unknown random to give {} seeded vectors",
+                            "or use --unknown random to give {}",
                             shown(table.path), missing_tokens.size(), one ? "token" : "tokens",
                             one ? "is" : "are", lines, one ? "it" : "them", shown(table.path),
                             case_only ? ", use --lowercase or \"case_insensitive\": true when "
