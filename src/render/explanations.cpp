@@ -255,12 +255,13 @@ std::string positions_text(const Trace& t) {
 }
 
 // What the mask says, attn's convention, and how PyTorch's masks write the same thing.
-std::string mask_text(const Trace& t) {
+std::string mask_text(const Trace& t, const Step& step) {
     const auto& c = t.config;
     std::string what;
     std::string_view pytorch;
     if (c.mask == MaskKind::file) {
-        what = "A mask given in a file: row i says which tokens token i may attend to.";
+        what = fmt::format("A mask given in a file: {} i says which tokens token i may attend to.",
+                           step.transposed ? "column" : "row");
         pytorch =
             "nn.MultiheadAttention's attn_mask uses the opposite, True\u00A0=\u00A0blocked, so "
             "pass it the negation of this matrix";
@@ -334,7 +335,7 @@ std::string explanation(const Trace& t, const Step& step) {
         case StepOp::scaled_scores:
             return scaled_text(t);
         case StepOp::mask:
-            return mask_text(t);
+            return mask_text(t, step);
         case StepOp::masked_scores:
             return "Blocked cells become −∞, so that softmax gives them a weight of exactly 0 "
                    "(e^−∞\u00A0=\u00A00). A finite stand-in such as −1e9 works only while every "

@@ -250,8 +250,8 @@ std::vector<std::string> warnings(const Trace& t) {
     const Head& head = t.heads.front();
     for (std::size_t row : head.empty_rows) {
         out.push_back(fmt::format(
-            "row {} ({}) of the attention weights has every key masked: softmax is undefined "
-            "there, so attn gives it zero weights and a zero output row (PyTorch's "
+            "token {} ({}) may attend to no token: every key is masked for it, so its softmax "
+            "is undefined; attn gives it zero weights and a zero output (PyTorch's "
             "nn.MultiheadAttention gives NaN, scaled_dot_product_attention zeros)",
             row, quoted(t.tokens[row])));
     }

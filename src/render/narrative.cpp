@@ -63,7 +63,7 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row) {
     }
     if (n_shown == 0) {
         return "The new vector for " + token_name(t, row) +
-               " is all zeros: every key is masked in its row.";
+               " is all zeros: every key is masked for it.";
     }
     if (n_rest > 0) {
         out += fmt::format(" + {} spread over the other {} tokens", format_number(rest, 2, true),
