@@ -10,6 +10,7 @@
 
 #include "attn/core/check.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/limits.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
@@ -55,7 +56,8 @@ void configure_check(CLI::App& app, CheckOptions& o) {
     option(app, "--relative-tolerance", o.relative_tolerance, "R",
            "Also accept an answer within this fraction of the right value (e.g. 0.01 "
            "for 1%), for large numbers; default 0");
-    app.add_option("--precision", o.precision, "Digits after the decimal point in the report")
+    app.add_option("--precision", o.precision,
+                   "Digits after the decimal point in the report (0 to 15)")
         ->capture_default_str();
     app.add_flag("--ascii", o.ascii, "ASCII only");
     app.footer(R"(Exit status: 0 when every answer is right, 1 when some are wrong or blank, 2 for
@@ -137,6 +139,7 @@ int run_check(const CheckOptions& o, Io& io) {
                         ": \"answers\" holds no step of this worksheet, expected the "
                         "steps the worksheet left blank");
     }
+    check_limit(Field::precision, o.precision);
     TextStyle style;
     style.precision = o.precision;
     style.unicode = !o.ascii;
