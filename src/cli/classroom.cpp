@@ -10,6 +10,7 @@
 
 #include "attn/core/check.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/input.hpp"
 #include "attn/core/limits.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
@@ -131,6 +132,22 @@ int run_check(const CheckOptions& o, Io& io) {
     const AnswerSheet sheet = read_answers(o.answers);
     const Loaded loaded = load_input(spec_of(sheet.worksheet));
     const Trace trace = explain(loaded.input, loaded.config);
+    // every answered step must be a step of the worksheet: a misspelt one would be ignored
+    for (const auto& id : sheet.step_ids) {
+        if (find_step(trace, id) == nullptr) {
+            std::vector<std::string> ids;
+            for (const Step& s : teaching_steps(trace)) {
+                ids.push_back(s.id);
+            }
+            const auto near = nearest(id, ids);
+            throw Error(ErrorKind::input,
+                        fmt::format("{}: answers.{}: no step of this worksheet has that id, "
+                                    "expected one of: {}{}",
+                                    shown(o.answers), shown(id), listed(ids, ", "),
+                                    near.empty() ? std::string()
+                                                 : fmt::format(" (did you mean {}?)", near[0])));
+        }
+    }
     const Tolerance tolerance{o.tolerance, o.relative_tolerance};
     const auto verdicts = check_answers(trace, sheet, tolerance);
     if (verdicts.empty()) {
