@@ -70,15 +70,15 @@ std::string about_one(const std::string& arg, const CLI::App& app, const CLI::Ap
 
 }  // namespace
 
-std::string unplaced_arguments(const std::vector<std::string>& extras, const CLI::App& app,
-                               const CLI::App& root) {
-    const bool top = &app == &root;
+std::string unplaced_arguments(const std::vector<std::string>& extras, const CLI::App& where,
+                               const CLI::App& app) {
+    const bool top = &where == &app;
     std::string text;
     for (std::size_t i = 0; i < extras.size(); ++i) {
         if (top && i > 0 && !extras[0].starts_with("-")) {
             break;  // the rest belongs to the command that was not found
         }
-        text += (i == 0 ? "" : "\nattn: error: ") + about_one(extras[i], app, root, top, i == 0);
+        text += (i == 0 ? "" : "\nattn: error: ") + about_one(extras[i], where, app, top, i == 0);
     }
     return text;
 }

@@ -8,9 +8,9 @@
 
 namespace attn::cli {
 
-/// The message for `extras`, the arguments that `app` (a command, or `root` itself) could not
+/// The message for `extras`, the arguments that `where` (a command, or `app` itself) could not
 /// place: each named, made visible, with the nearest option or command when one is close.
-std::string unplaced_arguments(const std::vector<std::string>& extras, const CLI::App& app,
-                               const CLI::App& root);
+std::string unplaced_arguments(const std::vector<std::string>& extras, const CLI::App& where,
+                               const CLI::App& app);
 
 }  // namespace attn::cli
