@@ -38,7 +38,8 @@ void configure_worksheet(CLI::App& app, WorksheetOptions& o) {
     app.footer(R"(Writes into DIR: worksheet.md and worksheet.html (the exercise, ready to print:
 given numbers filled in, the chosen steps' cells blank), answer-key.md and answer-key.html
 (every number), and answers.json (a template for the student's answers, to check with
-attn check).
+attn check). The five files are written all or nothing: if one cannot be written, none
+changes, so a set never mixes two runs.
 
 Examples:
   attn worksheet "This is book"

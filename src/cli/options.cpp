@@ -346,8 +346,13 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain --from trace.json --steps weights
   attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
 
+Output files are written all or nothing: each is prepared in a temporary file beside it, and
+all are renamed into place only when every one (and stdout) has been written. An output that
+is another output or an input is refused; a FIFO or a device (/dev/stdout, >(...)) is
+written into in place, never replaced; a write-protected file needs --force.
+
 Exit status: 0 ok, 2 bad usage or input, 1 anything else (e.g. an output file that cannot be
-written). Docs: README.md and docs/ in the source tree.)");
+written, or a full disk on stdout). Docs: README.md and docs/ in the source tree.)");
 }
 
 }  // namespace attn::cli

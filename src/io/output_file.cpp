@@ -5,7 +5,6 @@
 #include "attn/io/output_file.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
