@@ -11,6 +11,7 @@
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -318,7 +319,7 @@ AtomicFile::~AtomicFile() {
     if (fd_ >= 0) {
         ::close(fd_);
     }
-    if (!committed_) {
+    if (!committed_ || exchanged_) {  // the new file, or the old one it was exchanged with
         ::unlink(temp_path_.c_str());
     }
     forget(temp_path_);
@@ -352,10 +353,47 @@ void AtomicFile::sync() {
 }
 
 void AtomicFile::rename_over() {
+    struct stat st {};
+    if (::lstat(path_.c_str(), &st) == 0) {
+        // exchange, so that the old file stays at the temporary name until every output of
+        // the set is in place, and can be put back if one fails
+        if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) ==
+            0) {
+            committed_ = true;
+            exchanged_ = true;
+            return;
+        }
+        if (errno != EINVAL && errno != ENOSYS) {  // EINVAL: the file system cannot exchange
+            throw WriteFailure(path_, reason(errno));
+        }
+    } else {
+        was_new_ = true;
+    }
     if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+        was_new_ = false;
         throw WriteFailure(path_, reason(errno));
     }
     committed_ = true;
+}
+
+bool AtomicFile::undo() noexcept {
+    if (!committed_) {
+        return true;
+    }
+    if (exchanged_) {
+        if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) !=
+            0) {
+            return false;
+        }
+        exchanged_ = false;
+        committed_ = false;  // the new file, back at the temporary name, is removed
+        return true;
+    }
+    if (was_new_ && ::unlink(path_.c_str()) == 0) {
+        committed_ = false;
+        return true;
+    }
+    return false;
 }
 
 void AtomicFile::commit() {
@@ -531,31 +569,40 @@ std::vector<Written> OutputSet::write_all(const std::function<void()>& before_co
                     regular.empty() ? "" : "; no file was replaced (" + left_alone(regular) + ")"));
         }
     }
-    // 4. every regular output renamed over its target; the renames cannot fail for want of
-    // space (the data is on disk), only if the folder changes under attn meanwhile
-    std::vector<std::string> replaced;
+    // 4. every regular output put in its target's place. An existing target is exchanged
+    // with its temporary file, so if a later one fails (only if the folder changes under
+    // attn: the data is on disk) the earlier ones are put back; the old files are removed
+    // when `files` goes out of scope.
+    std::vector<std::size_t> replaced;
     for (std::size_t i = 0; i < outputs_.size(); ++i) {
         if (!files[i]) {
             continue;
         }
         try {
             files[i]->rename_over();
-            replaced.push_back(shown(outputs_[i].target.path));
+            replaced.push_back(i);
         } catch (const WriteFailure& e) {
+            std::vector<std::string> put_back;
+            std::vector<std::string> stuck;
+            for (auto r = replaced.rbegin(); r != replaced.rend(); ++r) {
+                (files[*r]->undo() ? put_back : stuck).push_back(shown(outputs_[*r].target.path));
+            }
             if (outputs_.size() == 1) {
                 throw;
             }
-            std::vector<std::string> not_yet;
-            for (std::size_t j = i + 1; j < outputs_.size(); ++j) {
-                if (files[j]) {
-                    not_yet.push_back(shown(outputs_[j].target.path));
-                }
+            std::string what;
+            if (stuck.empty()) {
+                what = "no output was changed" +
+                       (put_back.empty() ? "" : " (" + joined(put_back) + " put back as before)");
+            } else {
+                what = joined(stuck) + (stuck.size() == 1 ? " was" : " were") +
+                       " already replaced and could not be put back" +
+                       (put_back.empty() ? "" : "; " + joined(put_back) + " put back as before");
             }
-            throw failed(
-                i, e,
-                fmt::format(
-                    "{}{}", replaced.empty() ? "" : joined(replaced) + " had already been replaced",
-                    not_yet.empty() ? "" : (replaced.empty() ? "" : "; ") + left_alone(not_yet)));
+            if (!done_in_place.empty()) {
+                what += "; " + joined(done_in_place) + " had already been written into";
+            }
+            throw failed(i, e, what);
         }
     }
     return written;

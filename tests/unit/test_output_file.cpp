@@ -146,6 +146,39 @@ TEST_CASE("an output set commits every output or none", "[output]") {
     }
 }
 
+TEST_CASE("an output set puts back what it replaced when a later rename fails", "[output]") {
+    // the folder changes under attn between preparing and committing: the second output's
+    // temporary file disappears, so its rename fails after the first output was replaced
+    TempDir dir;
+    fs::create_directories(dir.path / "x");
+    fs::create_directories(dir.path / "y");
+    const auto a = dir.path / "x" / "a.svg";
+    const auto b = dir.path / "y" / "b.html";
+    std::ofstream(a) << "old a";
+    std::ofstream(b) << "old b";
+    attn::OutputSet set;
+    set.add({"--svg", a.string()}, text("new a"));
+    set.add({"--html", b.string()}, text("new b"));
+    try {
+        (void)set.write_all([&] {
+            for (const auto& entry : fs::directory_iterator(dir.path / "y")) {
+                if (entry.path().filename().string().starts_with(".attn-")) {
+                    fs::remove(entry.path());
+                }
+            }
+        });
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(e.what(), Catch::StartsWith("cannot write " + b.string() + " (--html): ") &&
+                                 Catch::EndsWith("; no output was changed (" + a.string() +
+                                                 " put back as before)"));
+    }
+    CHECK(slurp(a) == "old a");
+    CHECK(slurp(b) == "old b");
+    CHECK(entries(dir.path / "x") == 1);  // neither the new nor the old file left behind
+    CHECK(entries(dir.path / "y") == 1);
+}
+
 TEST_CASE("an output set keeps the mode of the file it replaces", "[output]") {
     TempDir dir;
     const auto a = dir.path / "a.json";

@@ -35,8 +35,13 @@ class AtomicFile {
     void commit();
     /// Flushes to disk, so that rename() is all commit() has left to do. Throws like write().
     void sync();
-    /// Renames the synced temporary file over the destination.
+    /// Puts the synced temporary file in the destination's place: by exchanging the two
+    /// (renameat2 RENAME_EXCHANGE) when the destination exists, so that undo() can put the
+    /// old file back; the old file is removed when the AtomicFile is destroyed.
     void rename_over();
+    /// Puts back what rename_over() replaced (the old file, or no file); false when that
+    /// cannot be done (a file system without RENAME_EXCHANGE).
+    bool undo() noexcept;
 
     [[nodiscard]] const std::string& path() const noexcept { return path_; }
     /// The bytes written so far.
@@ -49,6 +54,8 @@ class AtomicFile {
     std::size_t written_ = 0;
     std::size_t flushed_ = 0;  ///< bytes handed to the disk early (sync_file_range)
     bool committed_ = false;
+    bool exchanged_ = false;  ///< committed by exchange: temp_path_ now holds the old file
+    bool was_new_ = false;    ///< committed where there was no file
 };
 
 /// An output of a run: the option that names it (`--json`, or a file's role such as
