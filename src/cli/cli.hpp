@@ -63,6 +63,9 @@ struct Io {
     /// The errno of the last write to `out` that failed (ENOSPC, EPIPE, ...), 0 if none or
     /// unknown: for a message that says why stdout could not be written.
     std::function<int()> out_errno = [] { return 0; };
+    /// A path to the file stdout writes to (/proc/self/fd/1), so that an output file that
+    /// is stdout's can be refused; empty when `out` is not a file (the tests' streams).
+    std::string stdout_path{};
 };
 
 /// The options of `attn explain`, exactly as given on the command line.

@@ -87,8 +87,10 @@ int run_explain(const ExplainOptions& options, Io& io) {
         }
     }
     // checked before the work starts: a typo should not cost a long computation first
-    check_outputs(output_targets(o), inputs_of(o), o.force);
     const auto format = choice<OutputFormat>(Field::format, o.format);
+    const bool prints =
+        format != OutputFormat::none || o.json == "-" || o.svg == "-" || o.html == "-";
+    check_outputs(output_targets(o), inputs_of(o), o.force, prints ? io.stdout_path : "");
     if (format == OutputFormat::none && !o.why.empty()) {
         throw Error(ErrorKind::usage,
                     "--why prints worked arithmetic and --format none prints nothing, expected "

@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
     std::ostream out(&stdout_buffer);
     attn::cli::Io io{out, std::cerr};
     io.out_errno = [&stdout_buffer] { return stdout_buffer.error(); };
+    io.stdout_path = "/proc/self/fd/1";
     io.in = &std::cin;
     std::cin.tie(&out);  // a --pause prompt is on the screen before attn waits for Enter
     std::error_code ec;

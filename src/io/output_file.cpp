@@ -433,7 +433,11 @@ std::string describe(const Written& written) {
 }
 
 void check_outputs(const std::vector<OutputTarget>& outputs, const std::vector<InputTarget>& inputs,
-                   bool force) {
+                   bool force, const std::string& stdout_path) {
+    const auto stdout_id =
+        stdout_path.empty() || special_file_kind(stdout_path) == "a character device"
+            ? std::nullopt
+            : file_id(stdout_path);
     const auto same = [](const OutputTarget& a, const OutputTarget& b) {
         const auto ia = file_id(a.path);
         const auto ib = file_id(b.path);
@@ -466,6 +470,13 @@ void check_outputs(const std::vector<OutputTarget>& outputs, const std::vector<I
                                         "for the output (attn never writes over its input)",
                                         out.option, shown(out.path), in.option, shown(in.path)));
             }
+        }
+        if (stdout_id && file_id(out.path) == stdout_id) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("{} {} is where stdout goes, and attn prints to stdout too, "
+                                    "expected another path, or --format none to print nothing "
+                                    "else there",
+                                    out.option, shown(out.path)));
         }
         if (!force && special_file_kind(out.path).empty()) {
             if (const auto mode = write_protected(out.path)) {

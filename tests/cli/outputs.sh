@@ -136,6 +136,18 @@ cmp -s "$dir/m.json" "$dir/m.orig" || fail "an input was changed"
 rc=$?
 expect 2 "--from as the output" "$dir/err11" "is the file --from $dir/c.json reads"
 
+# an output that is where stdout goes, while attn prints there too: the walk-through would be
+# lost (the file replaced under the shell's redirection) or mixed into the dump
+"$attn" explain "This is book" --json "$dir/same.txt" >"$dir/same.txt" 2>"$dir/err11b"
+rc=$?
+expect 2 "the output is stdout's file" "$dir/err11b" \
+    "--json $dir/same.txt is where stdout goes, and attn prints to stdout too, expected another path, or --format none"
+"$attn" explain "This is book" --svg /dev/stdout >"$dir/same.txt" 2>"$dir/err11c"
+rc=$?
+expect 2 "--svg /dev/stdout beside the walk-through" "$dir/err11c" "--svg /dev/stdout is where stdout goes"
+"$attn" explain "This is book" --json "$dir/same.txt" --format none >"$dir/same.txt" 2>/dev/null \
+    || fail "--format none: an output may be stdout's file when nothing else is printed"
+
 # --- special files: written into in place, never replaced ------------------------------------
 mkfifo "$dir/fifo"
 cat "$dir/fifo" >"$dir/from-fifo" &

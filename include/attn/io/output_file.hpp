@@ -71,9 +71,12 @@ using InputTarget = OutputTarget;
 /// Checks, before any work, what can be known about a run's outputs without writing them:
 /// no empty path, no folder, no output twice (the same path, or the same file by device
 /// and inode, e.g. through a link), no output that is an input, and no write-protected
-/// regular file unless `force`. Throws attn::Error (usage, exit 2) naming both options.
+/// regular file unless `force`; and, when `stdout_path` names where stdout goes (e.g.
+/// /proc/self/fd/1) and the run prints to it, no output that is that file (unless it is a
+/// character device such as /dev/null or a terminal, where nothing is lost). Throws
+/// attn::Error (usage, exit 2) naming both options.
 void check_outputs(const std::vector<OutputTarget>& outputs, const std::vector<InputTarget>& inputs,
-                   bool force);
+                   bool force, const std::string& stdout_path = "");
 
 /// How an output was written.
 struct Written {
