@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <ranges>
 #include <utility>
 
 #include <fmt/format.h>
@@ -595,8 +596,8 @@ std::vector<Written> OutputSet::write_all(const std::function<void()>& before_co
         } catch (const WriteFailure& e) {
             std::vector<std::string> put_back;
             std::vector<std::string> stuck;
-            for (auto r = replaced.rbegin(); r != replaced.rend(); ++r) {
-                (files[*r]->undo() ? put_back : stuck).push_back(shown(outputs_[*r].target.path));
+            for (const std::size_t r : std::ranges::reverse_view(replaced)) {
+                (files[r]->undo() ? put_back : stuck).push_back(shown(outputs_[r].target.path));
             }
             if (outputs_.size() == 1) {
                 throw;
