@@ -16,7 +16,6 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <ranges>
 #include <utility>
 
 #include <fmt/format.h>
@@ -596,7 +595,8 @@ std::vector<Written> OutputSet::write_all(const std::function<void()>& before_co
         } catch (const WriteFailure& e) {
             std::vector<std::string> put_back;
             std::vector<std::string> stuck;
-            for (const std::size_t r : std::ranges::reverse_view(replaced)) {
+            for (std::size_t k = replaced.size(); k-- > 0;) {  // the last replaced first
+                const std::size_t r = replaced[k];
                 (files[r]->undo() ? put_back : stuck).push_back(shown(outputs_[r].target.path));
             }
             if (outputs_.size() == 1) {
