@@ -98,6 +98,9 @@ Loaded assemble_qkv(const InputSpec& spec, const QkvFile& file, const std::optio
         {spec.unknown != UnknownTokens::error, "--unknown"},
         {spec.seed.has_value(), "--seed"},
         {spec.scale_by == ScaleBy::d_model, "--scale-by d_model (the width of embeddings)"},
+        {(spec.lowercase || spec.chars) && !spec.sentence,
+         "--lowercase or --chars (they cut a sentence into tokens, and no sentence names the "
+         "rows)"},
     };
     for (const auto& [given, name] : others) {
         if (given) {

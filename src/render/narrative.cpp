@@ -242,7 +242,7 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
         "exactly: from {3} (S{4}) to {5} (S′{4}), {6}",
         width, rule.scale_width, num(rule.sqrt_width()), num(head.variance_scores), sub, num(after),
         rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
-            ? fmt::format("{}, as dividing by √d_k would: here d_model = d_k.",
+            ? fmt::format("{}: the same as dividing by √d_k, because here d_model = d_k.",
                           near_one ? "close to 1" : "not close to 1")
         : rule.scale_by == ScaleBy::d_model
             ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give {}: the "
