@@ -1,6 +1,7 @@
 // The `attn` program: subcommands, --help, --version, and the one place that turns
 // exceptions into "attn: error: ..." and exit codes.
 #include <array>
+#include <cstring>
 #include <functional>
 #include <ostream>
 
@@ -70,6 +71,17 @@ std::string_view flag_of(Field field) noexcept {
     return i < flags.size() ? flags[i] : "";
 }
 
+void flush_stdout(Io& io, std::string_view what_else) {
+    io.out.flush();
+    if (io.out) {
+        return;
+    }
+    const int err = io.out_errno();
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): the main thread, after the work
+    const std::string why = err != 0 ? std::strerror(err) : "the stream failed";
+    throw Error(ErrorKind::output, fmt::format("cannot write to stdout: {}{}", why, what_else));
+}
+
 std::string message_of(const Error& error) {
     const auto flag = flag_of(error.field());
     // a usage error is about what was typed: name the flag; anything else keeps its name
@@ -93,6 +105,23 @@ Command command(CLI::App& parent, const char* name, const char* about, Options& 
     CLI::App* sub = parent.add_subcommand(name, about);
     configure(*sub, options);
     return {sub, [&options, run](Io& io) { return run(options, io); }};
+}
+
+}  // namespace
+
+namespace {
+
+// Prints `text` (help, the version) to stdout and returns `code`, or 1 with a message when
+// stdout cannot be written (a full disk).
+int print(Io& io, const std::string& text, int code) {
+    io.out << text;
+    try {
+        flush_stdout(io);
+    } catch (const Error& e) {
+        io.err << "attn: error: " << e.what() << '\n';
+        return 1;
+    }
+    return code;
 }
 
 }  // namespace
@@ -148,11 +177,21 @@ int run(const std::vector<std::string>& args, Io& io) {
     try {
         app.parse(static_cast<int>(argv.size()), argv.data());
     } catch (const CLI::CallForHelp&) {
-        io.out << app.help();
-        return 0;
+        return print(io, app.help(), 0);
     } catch (const CLI::CallForAllHelp&) {
-        io.out << app.help("", CLI::AppFormatMode::All);
-        return 0;
+        return print(io, app.help("", CLI::AppFormatMode::All), 0);
+    } catch (const CLI::ValidationError& e) {
+        // attn's validators say "is 'x', expected ..."; CLI11 puts "--d-k: " before it
+        std::string what = e.what();
+        const auto colon = what.find(": is ");
+        if (colon != std::string::npos) {
+            what.erase(colon, 1);
+        }
+        const Command* c = parsed();
+        io.err << "attn: error: " << what << "\n  hint: run '"
+               << (c != nullptr ? "attn " + c->app->get_name() : std::string("attn"))
+               << " --help' for the options\n";
+        return 2;
     } catch (const CLI::ExtrasError&) {
         // an unknown option or command, or a sentence without a command: say what was meant
         const Command* c = parsed();
@@ -176,8 +215,7 @@ int run(const std::vector<std::string>& args, Io& io) {
     } catch (const CLI::ParseError& e) {
         // CLI11 throws CallForHelp from the subcommand too; its help is the subcommand's
         if (e.get_exit_code() == 0) {
-            io.out << app.help();
-            return 0;
+            return print(io, app.help(), 0);
         }
         const Command* c = parsed();
         const std::string where = c != nullptr ? "attn " + c->app->get_name() : "attn";
@@ -188,14 +226,14 @@ int run(const std::vector<std::string>& args, Io& io) {
 
     try {
         if (show_version) {
-            io.out << version_text();
-            return 0;
+            return print(io, version_text(), 0);
         }
         if (const Command* c = parsed()) {
-            return c->run(io);
+            const int code = c->run(io);
+            flush_stdout(io);  // what a command printed reached stdout, or an error says why
+            return code;
         }
-        io.out << app.help();
-        return 2;
+        return print(io, app.help(), 2);
     } catch (const Error& e) {
         io.err << "attn: error: " << message_of(e) << '\n';
         return e.exit_code();

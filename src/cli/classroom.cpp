@@ -34,13 +34,14 @@ void configure_worksheet(CLI::App& app, WorksheetOptions& o) {
     option(app, "--blank", o.blank, "LIST",
            "The steps to leave blank, comma-separated ids or numbers (default: every "
            "computed step, Q to output)");
-    option(app, "-o,--output", o.output, "DIR", "The folder to write into (made if missing)")
+    path_option(app, "-o,--output", o.output, "DIR", "The folder to write into (made if missing)")
         ->capture_default_str();
-    app.add_flag("--force", o.force, "Replace the files if they exist");
+    app.add_flag("--force", o.force, "Replace the files if they exist (even if write-protected)");
     app.footer(R"(Writes into DIR: worksheet.md and worksheet.html (the exercise, ready to print:
 given numbers filled in, the chosen steps' cells blank), answer-key.md and answer-key.html
 (every number), and answers.json (a template for the student's answers, to check with
-attn check).
+attn check). The five files are written all or nothing: if one cannot be written, none
+changes, so a set never mixes two runs.
 
 Examples:
   attn worksheet "This is book"
@@ -49,7 +50,8 @@ Examples:
 }
 
 void configure_check(CLI::App& app, CheckOptions& o) {
-    option(app, "answers", o.answers, "ANSWERS.json", "The filled-in answers.json of a worksheet")
+    path_option(app, "answers", o.answers, "ANSWERS.json",
+                "The filled-in answers.json of a worksheet")
         ->required();
     option(app, "--tolerance", o.tolerance, "X",
            "How far an answer may be from the right value (default 0.05, enough for "
@@ -57,8 +59,8 @@ void configure_check(CLI::App& app, CheckOptions& o) {
     option(app, "--relative-tolerance", o.relative_tolerance, "R",
            "Also accept an answer within this fraction of the right value (e.g. 0.01 "
            "for 1%), for large numbers; default 0");
-    app.add_option("--precision", o.precision,
-                   "Digits after the decimal point in the report (0 to 15)")
+    option(app, "--precision", o.precision, "N",
+           "Digits after the decimal point in the report (0 to 15)")
         ->capture_default_str();
     app.add_flag("--ascii", o.ascii, "ASCII only");
     app.footer(R"(Exit status: 0 when every answer is right, 1 when some are wrong or blank, 2 for
@@ -75,6 +77,22 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     }
     InputSpec spec = to_spec(in);
     spec.arith = choice<Arith>(Field::arith, o.arith);
+    // the five files, checked before any work: none may exist (without --force), be
+    // write-protected, or be an input
+    const std::vector<std::string> names{"worksheet.md", "answer-key.md", "worksheet.html",
+                                         "answer-key.html", "answers.json"};
+    std::vector<OutputTarget> outputs;
+    for (const auto& name : names) {
+        const std::string path = (std::filesystem::path(o.output) / name).string();
+        struct stat st {};
+        if (!o.force && special_file_kind(path).empty() && ::stat(path.c_str(), &st) == 0) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("{} exists, expected a new folder or --force to replace it",
+                                    shown(path)));
+        }
+        outputs.push_back({name, path});
+    }
+    check_outputs(outputs, input_targets(spec), o.force);
     const Loaded loaded = load_input(spec);
     const Trace trace = explain(loaded.input, loaded.config);
     const auto steps = teaching_steps(trace);
@@ -88,30 +106,40 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
                                               "as Q, scores, weights or output");
         }
     }
-    std::filesystem::create_directories(o.output);
+    std::error_code made;
+    std::filesystem::create_directories(o.output, made);
+    if (made) {
+        throw errors::cannot_write(o.output, made.message());
+    }
     TextStyle style;
     style.precision = 4;
-    const std::vector<std::pair<std::string, std::string>> files{
-        {"worksheet.md", render_worksheet(trace, blank, false, style)},
-        {"answer-key.md", render_worksheet(trace, blank, true, style)},
-        {"worksheet.html", render_worksheet_html(trace, blank, false, style)},
-        {"answer-key.html", render_worksheet_html(trace, blank, true, style)},
-        {"answers.json", render_answers_template(trace, blank)},
-    };
-    for (const auto& [name, text] : files) {
-        const std::string path = (std::filesystem::path(o.output) / name).string();
-        struct stat st {};
-        if (!o.force && ::stat(path.c_str(), &st) == 0) {
-            throw Error(
-                ErrorKind::usage,
-                fmt::format("{} exists, expected a new folder or --force to replace it", path));
-        }
+    // all five or none: a set half from one run and half from another would not match
+    OutputSet files(o.force);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        files.add(outputs[i], [&, i](const OutputSet::Sink& sink) {
+            switch (i) {
+                case 0:
+                    sink(render_worksheet(trace, blank, false, style));
+                    break;
+                case 1:
+                    sink(render_worksheet(trace, blank, true, style));
+                    break;
+                case 2:
+                    sink(render_worksheet_html(trace, blank, false, style));
+                    break;
+                case 3:
+                    sink(render_worksheet_html(trace, blank, true, style));
+                    break;
+                default:
+                    sink(render_answers_template(trace, blank));
+                    break;
+            }
+        });
     }
-    for (const auto& [name, text] : files) {
-        const std::string path = (std::filesystem::path(o.output) / name).string();
-        AtomicFile file(path);
-        file.write(text);
-        file.commit();
+    for (const auto& w : files.write_all()) {
+        if (!w.in_place.empty()) {
+            io.err << "attn: note: " << describe(w) << '\n';
+        }
     }
     io.err << fmt::format(
         "attn: wrote {0}/worksheet.md and .html (for the student), {0}/answer-key.md and .html "

@@ -13,6 +13,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/trace.hpp"
+#include "attn/io/output_file.hpp"
 #include "attn/render/render.hpp"
 #include "plan.hpp"
 
@@ -59,6 +60,12 @@ struct Io {
     std::function<std::optional<std::string>(const std::string&)> getenv = [](const std::string&) {
         return std::optional<std::string>{};
     };
+    /// The errno of the last write to `out` that failed (ENOSPC, EPIPE, ...), 0 if none or
+    /// unknown: for a message that says why stdout could not be written.
+    std::function<int()> out_errno = [] { return 0; };
+    /// A path to the file stdout writes to (/proc/self/fd/1), so that an output file that
+    /// is stdout's can be refused; empty when `out` is not a file (the tests' streams).
+    std::string stdout_path{};
 };
 
 /// The options of `attn explain`, exactly as given on the command line.
@@ -102,6 +109,7 @@ struct ExplainOptions {
     std::string max_memory;            ///< e.g. "4G"; empty: the default
     std::string svg;                   ///< a path for the attention heatmap; "-" for stdout
     std::string html;                  ///< a path for the HTML report; "-" for stdout
+    bool force = false;                ///< replace write-protected output files too
 };
 
 /// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.
@@ -160,6 +168,14 @@ void configure_init(CLI::App& app, InitOptions& options);
 
 /// Runs `attn init`: writes a starter model file. Returns the exit code.
 int run_init(const InitOptions& options, Io& io);
+
+/// The files a run plan reads, each with the option that names it, for check_outputs.
+std::vector<InputTarget> input_targets(const InputSpec& spec);
+
+/// Flushes `io.out`; when it has failed (a full disk, a closed pipe while SIGPIPE is
+/// ignored), throws attn::Error (output) saying why, from io.out_errno, followed by
+/// `what_else` (e.g. "; no output file was changed").
+void flush_stdout(Io& io, std::string_view what_else = "");
 
 /// The InputSpec of the sentence, seed, sizes, mask, tokenizer and files of `options`;
 /// throws attn::Error (usage, naming the field) for a value out of range.

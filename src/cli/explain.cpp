@@ -47,6 +47,26 @@ std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
     return std::nullopt;
 }
 
+// The output files of a run (stdout, "-", is not one).
+std::vector<OutputTarget> output_targets(const ExplainOptions& o) {
+    std::vector<OutputTarget> targets;
+    for (const auto& [option, path] :
+         {std::pair{"--svg", &o.svg}, std::pair{"--html", &o.html}, std::pair{"--json", &o.json}}) {
+        if (!path->empty() && *path != "-") {
+            targets.push_back({option, *path});
+        }
+    }
+    return targets;
+}
+
+// The files a run reads.
+std::vector<InputTarget> inputs_of(const ExplainOptions& o) {
+    if (!o.from.empty()) {
+        return {{"--from", o.from}};
+    }
+    return input_targets(to_spec(o));
+}
+
 }  // namespace
 
 int run_explain(const ExplainOptions& options, Io& io) {
@@ -68,6 +88,9 @@ int run_explain(const ExplainOptions& options, Io& io) {
     }
     // checked before the work starts: a typo should not cost a long computation first
     const auto format = choice<OutputFormat>(Field::format, o.format);
+    const bool prints =
+        format != OutputFormat::none || o.json == "-" || o.svg == "-" || o.html == "-";
+    check_outputs(output_targets(o), inputs_of(o), o.force, prints ? io.stdout_path : "");
     if (format == OutputFormat::none && !o.why.empty()) {
         throw Error(ErrorKind::usage,
                     "--why prints worked arithmetic and --format none prints nothing, expected "
@@ -118,37 +141,39 @@ int run_explain(const ExplainOptions& options, Io& io) {
         cells.push_back(parse_cell(why, trace, style.layout));  // checked before any output
     }
 
-    if (!o.svg.empty() && o.svg != "-") {
-        AtomicFile file(o.svg);
-        file.write(render_svg(trace));
-        file.commit();
-        watch.lap("write " + o.svg, file.bytes());
-    }
-    if (!o.html.empty() && o.html != "-") {
-        AtomicFile file(o.html);
-        file.write(render_html(trace, style));
-        file.commit();
-        watch.lap("write " + o.html, file.bytes());
-    }
-    if (o.html == "-") {
-        io.out << render_html(trace, style);
-    } else if (o.svg == "-") {
-        io.out << render_svg(trace);
-    } else if (o.json == "-") {
-        std::size_t bytes = 0;
-        render_json(trace, [&io, &bytes](std::string_view piece) {
-            io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
-            bytes += piece.size();
+    // every output file is prepared before any is committed, and stdout is written in
+    // between: if anything fails, no file changes
+    OutputSet files(o.force);
+    for (const auto& target : output_targets(o)) {
+        files.add(target, [&, target](const OutputSet::Sink& sink) {
+            std::size_t bytes = 0;
+            const auto counted = [&](std::string_view piece) {
+                sink(piece);
+                bytes += piece.size();
+            };
+            if (target.option == "--svg") {
+                counted(render_svg(trace));
+            } else if (target.option == "--html") {
+                counted(render_html(trace, style));
+            } else {
+                render_json(trace, counted);
+            }
+            watch.lap("write " + target.path, bytes);
         });
-        watch.lap("write JSON to stdout", bytes);
-    } else {
-        if (!o.json.empty()) {
-            AtomicFile file(o.json);
-            render_json(trace, [&file](std::string_view piece) { file.write(piece); });
-            file.commit();
-            watch.lap("write " + o.json, file.bytes());
-        }
-        if (format == OutputFormat::none) {
+    }
+    const auto print = [&] {
+        if (o.html == "-") {
+            io.out << render_html(trace, style);
+        } else if (o.svg == "-") {
+            io.out << render_svg(trace);
+        } else if (o.json == "-") {
+            std::size_t bytes = 0;
+            render_json(trace, [&io, &bytes](std::string_view piece) {
+                io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+                bytes += piece.size();
+            });
+            watch.lap("write JSON to stdout", bytes);
+        } else if (format == OutputFormat::none) {
             // compute and files only
         } else if (cells.empty() && o.pause && io.in != nullptr && io.stdin_is_terminal &&
                    io.stdout_is_terminal) {
@@ -169,25 +194,17 @@ int run_explain(const ExplainOptions& options, Io& io) {
                 io.out << '\n' << render_why(trace, cell, style);
             }
         }
-    }
-    io.out.flush();
-    if (o.html == "-" || o.svg == "-" || (o.json != "-" && format != OutputFormat::none)) {
-        watch.lap("print to stdout");  // (a dump to stdout has its own lap above)
-    }
+        flush_stdout(io, files.empty() ? "" : "; no output file was changed");
+        if (o.html == "-" || o.svg == "-" || (o.json != "-" && format != OutputFormat::none)) {
+            watch.lap("print to stdout");  // (a dump to stdout has its own lap above)
+        }
+    };
+    const std::vector<Written> written = files.write_all(print);
     for (const auto& warning : trace_warnings(trace)) {
         io.err << "attn: warning: " << warning << '\n';
     }
-    if (!io.out) {
-        return 1;  // stdout closed or full: nothing useful to say on a broken pipe
-    }
-    if (!o.json.empty() && o.json != "-") {
-        io.err << "attn: wrote " << o.json << '\n';
-    }
-    if (!o.svg.empty() && o.svg != "-") {
-        io.err << "attn: wrote " << o.svg << '\n';
-    }
-    if (!o.html.empty() && o.html != "-") {
-        io.err << "attn: wrote " << o.html << '\n';
+    for (const auto& w : written) {
+        io.err << "attn: wrote " << describe(w) << '\n';
     }
     if (o.stats) {
         io.err << watch.report(trace);

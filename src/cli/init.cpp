@@ -1,6 +1,7 @@
 // `attn init`: a starter model file with seeded numbers, ready to edit.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -15,14 +16,41 @@
 namespace attn::cli {
 namespace {
 
+// `text` as one shell word: in double quotes when nothing in it is special there, else in
+// ANSI-C quotes ($'...'), where a newline or any other control character is an escape, so
+// that the command stays on its one comment line of the model file.
+std::string shell_word(std::string_view text) {
+    const bool plain = std::none_of(text.begin(), text.end(), [](char ch) {
+        const auto u = static_cast<unsigned char>(ch);
+        return u < 0x20 || u == 0x7f || ch == '"' || ch == '\\' || ch == '$' || ch == '`';
+    });
+    if (plain) {
+        return "\"" + std::string(text) + "\"";
+    }
+    std::string word = "$'";
+    for (char ch : text) {
+        const auto u = static_cast<unsigned char>(ch);
+        if (ch == '\'' || ch == '\\') {
+            word += '\\';
+            word += ch;
+        } else if (ch == '\n') {
+            word += "\\n";
+        } else if (ch == '\t') {
+            word += "\\t";
+        } else if (u < 0x20 || u == 0x7f) {
+            word += fmt::format("\\x{:02x}", u);
+        } else {
+            word += ch;
+        }
+    }
+    return word + "'";
+}
+
 // The command that reproduces the file, with every choice spelled out.
 std::string command_line(const InitOptions& o, const Config& c, const std::string& sentence) {
-    std::string cmd = "attn init \"";
-    for (char ch : sentence) {
-        cmd += ch == '"' ? std::string("\\\"") : std::string(1, ch);
-    }
+    std::string cmd = "attn init " + shell_word(sentence);
     cmd +=
-        fmt::format("\" --seed {} --d-model {} --d-k {} --d-v {}", c.seed, c.d_model, c.d_k, c.d_v);
+        fmt::format(" --seed {} --d-model {} --d-k {} --d-v {}", c.seed, c.d_model, c.d_k, c.d_v);
     if (c.mask != MaskKind::none) {
         cmd += fmt::format(" --mask {}", to_string(c.mask));
     }
@@ -45,8 +73,8 @@ void configure_init(CLI::App& app, InitOptions& o) {
     app.add_flag("--lowercase", in.lowercase, "Lowercase the sentence (one vector for The/the)");
     app.add_flag("--chars", in.chars, "One token per character");
     option(app, "--description", o.description, "TEXT", "One line about the lesson");
-    option(app, "-o,--output", o.output, "FILE", "Write to FILE instead of stdout");
-    app.add_flag("--force", o.force, "Replace FILE if it exists");
+    path_option(app, "-o,--output", o.output, "FILE", "Write to FILE instead of stdout");
+    app.add_flag("--force", o.force, "Replace FILE if it exists (even if write-protected)");
     app.footer(R"(Writes a model file (JSON with // comments) holding seeded embeddings for each
 distinct token of the sentence and seeded W_Q, W_K, W_V, for you to edit. Read it back with
 attn explain --model FILE.
@@ -64,6 +92,19 @@ int run_init(const InitOptions& o, Io& io) {
                                    static_cast<unsigned char>(o.description[*bad]));
     }
     const InputSpec spec = to_spec(o.input);
+    std::vector<OutputTarget> outputs;
+    if (o.output != "-") {
+        outputs.push_back({"--output", o.output});
+        // a FIFO or a device is written into, not replaced: it may exist
+        struct stat st {};
+        if (!o.force && special_file_kind(o.output).empty() && ::stat(o.output.c_str(), &st) == 0) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("{} exists, expected a new file name (attn init never "
+                                    "replaces a file unless you add --force)",
+                                    shown(o.output)));
+        }
+    }
+    check_outputs(outputs, input_targets(spec), o.force);
     const Loaded loaded = load_input(spec);
     Input input = loaded.input;
     input.description = o.description;
@@ -71,21 +112,17 @@ int run_init(const InitOptions& o, Io& io) {
         render_model_file(input, loaded.config, command_line(o, loaded.config, input.sentence));
     if (o.output == "-") {
         io.out << text;
-        io.out.flush();
-        return io.out ? 0 : 1;
+        flush_stdout(io);
+        return 0;
     }
-    struct stat st {};
-    if (!o.force && ::stat(o.output.c_str(), &st) == 0) {
-        throw Error(ErrorKind::usage,
-                    fmt::format("{} exists, expected a new file name (attn init never replaces a "
-                                "file unless you add --force)",
-                                o.output));
+    OutputSet files(o.force);
+    files.add(outputs.front(), [&text](const OutputSet::Sink& sink) { sink(text); });
+    const auto written = files.write_all();
+    io.err << "attn: wrote " << describe(written.front());
+    if (written.front().in_place.empty()) {
+        io.err << "; explain it with: attn explain --model " << o.output;
     }
-    AtomicFile file(o.output);
-    file.write(text);
-    file.commit();
-    io.err << "attn: wrote " << o.output << "; explain it with: attn explain --model " << o.output
-           << '\n';
+    io.err << '\n';
     return 0;
 }
 

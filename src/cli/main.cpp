@@ -2,18 +2,86 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <array>
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <streambuf>
 
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
 
+namespace {
+
+// stdout as a stream that remembers why a write failed (ENOSPC on a full disk, EPIPE), so
+// that the error can say so; std::cout forgets errno.
+class StdoutBuffer : public std::streambuf {
+  public:
+    StdoutBuffer() { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+    [[nodiscard]] int error() const noexcept { return error_; }
+
+  protected:
+    int_type overflow(int_type ch) override {
+        if (!drain()) {
+            return traits_type::eof();
+        }
+        if (!traits_type::eq_int_type(ch, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(ch);
+            pbump(1);
+        }
+        return traits_type::not_eof(ch);
+    }
+    int sync() override { return drain() ? 0 : -1; }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+        if (n < static_cast<std::streamsize>(buffer_.size() / 2)) {
+            return std::streambuf::xsputn(s, n);
+        }
+        // a large piece (a JSON dump's 64 KiB blocks) goes straight out, after what waits
+        return drain() && write_out(s, static_cast<std::size_t>(n)) ? n : 0;
+    }
+
+  private:
+    bool drain() {
+        const auto n = static_cast<std::size_t>(pptr() - pbase());
+        setp(buffer_.data(), buffer_.data() + buffer_.size());
+        return write_out(buffer_.data(), n);
+    }
+    bool write_out(const char* s, std::size_t n) {
+        if (error_ != 0) {
+            return false;
+        }
+        while (n > 0) {
+            const ssize_t w = ::write(STDOUT_FILENO, s, n);
+            if (w < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                error_ = errno;
+                return false;
+            }
+            s += w;
+            n -= static_cast<std::size_t>(w);
+        }
+        return true;
+    }
+
+    std::array<char, 1U << 16U> buffer_{};
+    int error_ = 0;
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
     std::ios::sync_with_stdio(false);
     attn::remove_temporary_files_on_signals();
-    attn::cli::Io io{std::cout, std::cerr};
+    StdoutBuffer stdout_buffer;
+    std::ostream out(&stdout_buffer);
+    attn::cli::Io io{out, std::cerr};
+    io.out_errno = [&stdout_buffer] { return stdout_buffer.error(); };
+    io.stdout_path = "/proc/self/fd/1";
     io.in = &std::cin;
+    std::cin.tie(&out);  // a --pause prompt is on the screen before attn waits for Enter
     std::error_code ec;
     io.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     if (ec && argc > 0) {
@@ -30,7 +98,7 @@ int main(int argc, char** argv) {
         return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
     };
     const std::vector<std::string> args(argv + 1, argv + argc);
-    const int code = attn::cli::run(args, io);
-    std::cout.flush();
+    const int code = attn::cli::run(args, io);  // flushes `out`, says so if it cannot
+    out.flush();                                // what an error left unflushed
     return code;
 }

@@ -76,6 +76,52 @@ std::string join_words(const std::vector<std::string>& words) {
 
 }  // namespace
 
+CLI::Validator decimal_only() {
+    return {[](std::string& value) -> std::string {
+                const std::size_t sign = value.starts_with('+') || value.starts_with('-') ? 1 : 0;
+                const std::string_view digits = std::string_view(value).substr(sign);
+                if (digits.empty() || !std::all_of(digits.begin(), digits.end(),
+                                                   [](char c) { return c >= '0' && c <= '9'; })) {
+                    const bool other_base =
+                        digits.size() > 1 && digits[0] == '0' &&
+                        std::isalpha(static_cast<unsigned char>(digits[1])) != 0;
+                    return fmt::format("is '{}', expected a whole number{}", shown(value),
+                                       other_base ? " written in decimal" : "");
+                }
+                // no leading zeros, which CLI11 (strtoll, base 0) would read as octal
+                const auto first = digits.find_first_not_of('0');
+                value = value.substr(0, sign) +
+                        (first == std::string_view::npos ? "0" : std::string(digits.substr(first)));
+                return "";
+            },
+            "", "decimal"};
+}
+
+CLI::Validator non_empty_path() {
+    return {[](const std::string& value) -> std::string {
+                return value.empty() ? "is an empty file name, expected a path" : "";
+            },
+            "", "path"};
+}
+
+std::vector<InputTarget> input_targets(const InputSpec& spec) {
+    std::vector<InputTarget> inputs;
+    const std::vector<std::pair<const char*, const std::optional<std::string>*>> paths{
+        {"--embeddings", &spec.embeddings_path},
+        {"--weights", &spec.weights_path},
+        {"--model", &spec.model_path},
+        {"--qkv", &spec.qkv_path},
+        {"--mask", &spec.mask_path},
+        {"--positions", &spec.positions_path},
+    };
+    for (const auto& [name, path] : paths) {
+        if (*path) {
+            inputs.push_back({name, **path});
+        }
+    }
+    return inputs;
+}
+
 InputSpec to_spec(const ExplainOptions& o) {
     InputSpec spec;
     if (!o.words.empty()) {
@@ -209,28 +255,28 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "exact (default), or hand: small whole numbers, ⌊S/2⌋ for "
            "S/√3 and 3^x for e^x, so every number can be done with pencil "
            "and paper");
-    option(app, "--embeddings", o.embeddings, "FILE",
-           "Read the token vectors from this JSON file "
-           "(docs/json-format.md); tokens not in it are an error");
-    option(app, "--weights", o.weights, "FILE", "Read W_Q, W_K and W_V from this JSON file");
-    option(app, "--model", o.model, "FILE",
-           "Read embeddings and weights (and optionally the sentence, "
-           "mask and tokenizer) from one model file, e.g. "
-           "data/examples/this-is-book.json");
-    option(app, "--qkv", o.qkv, "FILE",
-           "Start from queries, keys and values given in this JSON file "
-           "({\"Q\": [[...]], \"K\": [[...]], \"V\": [[...]]}, optionally \"tokens\"), "
-           "as lessons that begin at the scores do; no embeddings or weights");
+    path_option(app, "--embeddings", o.embeddings, "FILE",
+                "Read the token vectors from this JSON file "
+                "(docs/json-format.md); tokens not in it are an error");
+    path_option(app, "--weights", o.weights, "FILE", "Read W_Q, W_K and W_V from this JSON file");
+    path_option(app, "--model", o.model, "FILE",
+                "Read embeddings and weights (and optionally the sentence, "
+                "mask and tokenizer) from one model file, e.g. "
+                "data/examples/this-is-book.json");
+    path_option(app, "--qkv", o.qkv, "FILE",
+                "Start from queries, keys and values given in this JSON file "
+                "({\"Q\": [[...]], \"K\": [[...]], \"V\": [[...]]}, optionally \"tokens\"), "
+                "as lessons that begin at the scores do; no embeddings or weights");
     option(app, "--unknown", o.unknown, "error|random",
            "Tokens missing from --embeddings/--model: error (default) "
            "or random (seed them, and say so)");
     option(app, "--max-memory", o.max_memory, "SIZE",
            "Refuse runs whose matrices would need more memory than this (default 4G; "
            "K, M, G suffixes)");
-    option(app, "--from", o.from, "FILE",
-           "Replay a JSON dump written by --json: the same walk-through, byte for byte "
-           "(display options only)");
-    app.add_option("--precision", o.precision, "Digits after the decimal point (0 to 15)")
+    path_option(app, "--from", o.from, "FILE",
+                "Replay a JSON dump written by --json: the same walk-through, byte for byte "
+                "(display options only)");
+    option(app, "--precision", o.precision, "N", "Digits after the decimal point (0 to 15)")
         ->capture_default_str();
     option(app, "--steps", o.steps, "LIST",
            "Show only these steps: ids or numbers, comma-separated "
@@ -253,9 +299,9 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "Columns of text (40 to 1000); wider matrices are split or elided. "
            "Default: the terminal's width, else $COLUMNS, else 80");
     app.add_flag("--ascii", o.ascii, "ASCII only: -inf, sqrt, ->, * instead of −∞, √, →, ·");
-    option(app, "--json", o.json, "FILE",
-           "Write every step with full-precision values to FILE as JSON "
-           "(docs/json-format.md); '-' writes to stdout instead of the walk-through");
+    path_option(app, "--json", o.json, "FILE",
+                "Write every step with full-precision values to FILE as JSON "
+                "(docs/json-format.md); '-' writes to stdout instead of the walk-through");
     option(app, "--format", o.format, "text|markdown|latex|none",
            "text (default); markdown: headings and tables to paste into notes; latex: a "
            "document with one bmatrix per step, for slides; none: no walk-through, only "
@@ -266,13 +312,16 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
     app.add_flag("--stats", o.stats,
                  "After the run, print to stderr how long reading, computing and each output "
                  "took, the bytes of the matrices and the peak memory");
-    option(app, "--svg", o.svg, "FILE",
-           "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
-           "for slides and papers; '-' writes it to stdout instead of the walk-through");
-    option(app, "--html", o.html, "FILE",
-           "Write the walk-through as one self-contained HTML page to FILE: heatmaps, "
-           "hover a token or a number to explore; works offline and prints well; '-' "
-           "writes it to stdout instead of the walk-through");
+    path_option(app, "--svg", o.svg, "FILE",
+                "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
+                "for slides and papers; '-' writes it to stdout instead of the walk-through");
+    path_option(app, "--html", o.html, "FILE",
+                "Write the walk-through as one self-contained HTML page to FILE: heatmaps, "
+                "hover a token or a number to explore; works offline and prints well; '-' "
+                "writes it to stdout instead of the walk-through");
+    app.add_flag("--force", o.force,
+                 "Replace output files even when they are write-protected (without it, attn "
+                 "refuses a file you may not write)");
     option(app, "--why", o.why, "CELL",
            "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
            "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
@@ -301,8 +350,13 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain --from trace.json --steps weights
   attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
 
+Output files are written all or nothing: each is prepared in a temporary file beside it, and
+all are renamed into place only when every one (and stdout) has been written. An output that
+is another output or an input is refused; a FIFO or a device (/dev/stdout, >(...)) is
+written into in place, never replaced; a write-protected file needs --force.
+
 Exit status: 0 ok, 2 bad usage or input, 1 anything else (e.g. an output file that cannot be
-written). Docs: README.md and docs/ in the source tree.)");
+written, or a full disk on stdout). Docs: README.md and docs/ in the source tree.)");
 }
 
 }  // namespace attn::cli

@@ -23,4 +23,22 @@ grep -q "numbers   embeddings read from $dir/lesson.json" "$dir/from-file.txt" \
     || { echo "FAIL: the header does not say the numbers came from the file"; exit 1; }
 grep -q "here it is read from" "$dir/from-file.txt" \
     || { echo "FAIL: the weights do not say they came from the file"; exit 1; }
+# a sentence with a newline, a tab and other control characters: the file made from it reads
+# back (the command in its comment is quoted so that it stays on its line), with the numbers
+# of the seeded run
+for sentence in $'This is\nbook' $'This\tis \x1b[2J book\r' $'It\'s "$HOME" \\ `x`'; do
+    "$attn" init "$sentence" -o "$dir/ctl.json" --force 2>"$dir/err" \
+        || { echo "FAIL: init refused a sentence with control characters"; cat "$dir/err"; exit 1; }
+    "$attn" explain --model "$dir/ctl.json" --color never --json - >"$dir/from-file.txt" 2>"$dir/err" \
+        || { echo "FAIL: the model file init wrote for $(printf %q "$sentence") does not read back"; cat "$dir/err"; exit 1; }
+    "$attn" explain "$sentence" --color never --json - >"$dir/seeded.txt" || exit 1
+    diff <(sed -n '/"steps"/,$p' "$dir/seeded.txt") <(sed -n '/"steps"/,$p' "$dir/from-file.txt") >/dev/null \
+        || { echo "FAIL: $(printf %q "$sentence"): the numbers from the init file differ"; exit 1; }
+    # the command in the comment reproduces the file
+    cmd=$(sed -n 's|^// Made by: attn init ||p' "$dir/ctl.json")
+    eval "\"\$attn\" init $cmd -o \"\$dir/again.json\" --force" 2>/dev/null \
+        || { echo "FAIL: the command in the comment does not run: $cmd"; exit 1; }
+    cmp -s "$dir/ctl.json" "$dir/again.json" \
+        || { echo "FAIL: the command in the comment does not make the same file: $cmd"; exit 1; }
+done
 echo ok

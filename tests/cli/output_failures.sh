@@ -10,7 +10,7 @@ trap 'rm -rf "$dir"' EXIT
 chmod 755 "$dir"
 fail() { echo "FAIL: $1"; ls -la "$dir"; exit 1; }
 long=$(for i in $(seq 1 400); do printf 'w%d ' $((i % 97)); done)
-leftovers() { find "$dir" -name '.*.json.*' | wc -l; }
+leftovers() { find "$dir" -name '.attn-*' | wc -l; }
 
 # 1. the disk fills up: the write fails, the old file stays, the temporary file goes
 echo "precious" >"$dir/full.json"
@@ -25,6 +25,7 @@ grep -q "attn: error: cannot write $dir/full.json: File too large" "$dir/err1" \
 # 2. a read-only folder (as root, permissions bind only another user)
 mkdir "$dir/ro"
 echo "precious" >"$dir/ro/out.json"
+chmod 666 "$dir/ro/out.json"  # the file may be written (a write-protected file is refused earlier)
 chmod 555 "$dir/ro"
 run=("$attn")
 if [ "$(id -u)" -eq 0 ]; then
@@ -42,7 +43,8 @@ chmod 755 "$dir/ro"
 # 3. an interrupt while a large dump is being written
 echo "precious" >"$dir/big.json"
 big=$(for i in $(seq 1 700); do printf 'v%d ' "$i"; done)
-"$attn" explain "$big" --d-model 256 --heads 8 --json "$dir/big.json" >/dev/null 2>&1 &
+# (a script's background job starts with SIGINT ignored, and attn keeps it so: reset it)
+env --default-signal "$attn" explain "$big" --d-model 256 --heads 8 --json "$dir/big.json" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 200); do  # wait until the temporary file exists, then interrupt
     [ "$(leftovers)" -gt 0 ] && break
