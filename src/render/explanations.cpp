@@ -44,13 +44,14 @@ std::string weights_of(const Trace& t, std::string_view into) {
 
 // What the tokens' order reaches in this run: the positions, the mask, or nothing.
 std::string tokens_text(const Trace& t) {
-    std::string out =
-        t.tokens_named
-            ? fmt::format("The tokens name the rows of Q, K and V ({}), one token per row. A "
-                          "token's index is its position in the sequence. ",
-                          t.qkv_path)
-            : std::string("The sentence is cut into tokens, the units attention works on. A "
-                          "token's index is its position in the sequence. ");
+    std::string out = t.tokens_named
+                          ? fmt::format(
+                                "The tokens name the rows of Q, K and V ({}), one token per row. A "
+                                "token's index is its position in the sequence. ",
+                                t.qkv_path)
+                          : std::string(
+                                "The sentence is cut into tokens, the units attention works on. A "
+                                "token's index is its position in the sequence. ");
     const bool positions = !t.positions.empty();
     const bool masked = t.mask.has_value();
     if (!positions && !masked) {
@@ -340,6 +341,11 @@ std::string explanation(const Trace& t, const Step& step) {
             return "The output of multi-head attention: for every token, what all heads found, "
                    "mixed by W_O into a vector as wide as the embedding, ready for the next "
                    "layer.";
+        case StepOp::target:
+        case StepOp::loss:
+        case StepOp::gradient:
+        case StepOp::update:
+            return backward_explanation(t, step);
     }
     return "";
 }
