@@ -117,6 +117,21 @@ int run_explain(const ExplainOptions& options, Io& io) {
     if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
         check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
     }
+    if (o.backward) {  // the gradients, and a second forward pass for the update's loss
+        const Config& c = loaded.config;
+        const std::size_t n = loaded.input.tokens.size();
+        const std::size_t forward = estimate_bytes(c, n);
+        const std::size_t backward = backward_bytes(c.d_model, c.n_heads, c.d_k, c.d_v, n);
+        if (forward + backward > max_memory) {
+            throw Error(
+                ErrorKind::usage, Field::max_memory,
+                fmt::format("the backward pass of this run needs about {} more than the "
+                            "{} of its forward pass, {} in all, more than {} {}\n  hint: "
+                            "use a shorter sentence, a smaller d_model or fewer heads",
+                            human_bytes(backward), human_bytes(forward),
+                            human_bytes(forward + backward), subject, human_bytes(max_memory)));
+        }
+    }
     watch.lap(o.from.empty() ? "read input" : "read " + o.from);
     const Trace trace = o.backward ? with_backward(explain(loaded.input, loaded.config),
                                                    read_target(o.target), o.target, o.lr)

@@ -305,7 +305,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain --model data/examples/this-is-book.json
   attn explain "This is a book" --embeddings my-vectors.json --unknown random
   attn explain --from trace.json --steps weights
-  attn explain --model this-is-book --target data/examples/this-is-book.target.json --backward --lr 0.5
+  attn explain "This is book" --target data/targets/this-is-book.json --backward --lr 0.5
   attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
 
 Exit status: 0 ok, 2 bad usage or input, 1 anything else (e.g. an output file that cannot be

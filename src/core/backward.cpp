@@ -126,6 +126,16 @@ Input updated_input(const Trace& t, const Backward& b) {
 
 }  // namespace
 
+std::size_t backward_bytes(std::size_t d_model, std::size_t n_heads, std::size_t d_k,
+                           std::size_t d_v, std::size_t n_tokens) noexcept {
+    const std::size_t t = n_tokens;
+    // per head: dA, dS′, dS and Aᵀ (T, T); dZ, dV, dQ, dK, (T, d); dW_Q, dW_K, dW_V
+    const std::size_t per_head = 4 * t * t + t * (2 * d_k + 2 * d_v) + d_model * (2 * d_k + d_v);
+    // the target, dO, dZ, dX, the full gradients and the updated weights, twice over
+    const std::size_t shared = 4 * t * d_model + 4 * d_model * n_heads * (2 * d_k + d_v);
+    return sizeof(double) * (n_heads * per_head + shared);
+}
+
 double mse_loss(const Matrix& output, const Matrix& target) {
     double sum = 0.0;
     for (std::size_t i = 0; i < output.size(); ++i) {

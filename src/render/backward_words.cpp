@@ -8,6 +8,7 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "attn/render/render.hpp"
 #include "lesson.hpp"
@@ -262,15 +263,28 @@ Notes backward_notes(const Trace& t, const Step& step, int precision) {
         const Head& head = head_of(t, step);
         const HeadGrads& g = b.heads[head.index];
         std::vector<std::string> saturated;
+        std::vector<std::string> alone;  // rows the mask leaves one key: weight 1 whatever S
         std::size_t flattest = 0;
         double flattest_max = 2.0;
         for (std::size_t r = 0; r < g.max_weight.size(); ++r) {
             if (g.max_weight[r] == 0.0) {
                 continue;  // every key masked
             }
+            std::size_t n_open = g.max_weight.size();
+            if (t.mask) {
+                n_open = 0;
+                for (std::size_t c = 0; c < t.mask->cols(); ++c) {
+                    n_open += t.mask->allowed(r, c) ? std::size_t{1} : std::size_t{0};
+                }
+            }
+            if (n_open == 1) {
+                alone.push_back(token_at(t, r));
+                continue;
+            }
             if (g.max_weight[r] >= saturated_weight) {
                 saturated.push_back(
-                    fmt::format("{}: largest weight {}, Σ|dA| = {} in, Σ|dS′| = {} out",
+                    fmt::format("{} has largest weight {}; Σ|dA| = {} reaches it, and only "
+                                "Σ|dS′| = {} passes",
                                 token_at(t, r), format_number(g.max_weight[r], p, true),
                                 format_number(g.d_weights_mass[r], p, true),
                                 format_number(g.d_scaled_mass[r], p, true)));
@@ -280,23 +294,32 @@ Notes backward_notes(const Trace& t, const Step& step, int precision) {
                 flattest = r;
             }
         }
-        if (saturated.empty()) {
+        if (!alone.empty()) {
             n.after.push_back(fmt::format(
-                "No row is saturated here (none has a weight of {} or more). The flattest row, "
+                "The mask leaves {} a single key, so {} weight is 1 whatever the scores are, "
+                "and {} gradient is exactly 0: no change of a score could change the weight.",
+                join_list(alone), alone.size() == 1 ? "its" : "each one's",
+                alone.size() == 1 ? "its" : "their"));
+        }
+        if (saturated.empty() && flattest_max > 1.0) {
+            // every row has a single key: nothing more to say
+        } else if (saturated.empty()) {
+            n.after.push_back(fmt::format(
+                "No {}row is saturated here (none has a weight of {} or more). The flattest row, "
                 "{}, has largest weight {} and passes Σ|dS′| = {} of the Σ|dA| = {} that reaches "
                 "it.",
-                format_number(saturated_weight, 2, true), token_at(t, flattest),
-                format_number(flattest_max, p, true),
+                alone.empty() ? "" : "other ", format_number(saturated_weight, 2, true),
+                token_at(t, flattest), format_number(flattest_max, p, true),
                 format_number(g.d_scaled_mass[flattest], p, true),
                 format_number(g.d_weights_mass[flattest], p, true)));
         } else {
             n.after.push_back(
-                fmt::format("Saturated rows (a weight of {} or more) pass almost nothing on: {}.",
-                            format_number(saturated_weight, 2, true), join_list(saturated)));
+                fmt::format("Saturated rows (a weight of {} or more) pass almost nothing on. {}.",
+                            format_number(saturated_weight, 2, true), fmt::join(saturated, ". ")));
         }
         if (!head.empty_rows.empty()) {
             n.after.push_back(fmt::format(
-                "Rows {} have every key masked: their weights are all 0, and so is their "
+                "Row(s) {} have every key masked: their weights are all 0, and so is their "
                 "gradient.",
                 join_indices(head.empty_rows)));
         }

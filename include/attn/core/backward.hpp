@@ -65,6 +65,11 @@ struct Backward {
     std::vector<std::string> target_labels;    ///< "y0".. : the columns of the target
 };
 
+/// About how many bytes the backward pass adds to a run of `n_tokens` tokens (every
+/// gradient, the update and the second forward pass the update's loss needs).
+std::size_t backward_bytes(std::size_t d_model, std::size_t n_heads, std::size_t d_k,
+                           std::size_t d_v, std::size_t n_tokens) noexcept;
+
 /// L (1, 1) = the mean of (output − target)² over all cells.
 double mse_loss(const Matrix& output, const Matrix& target);
 
