@@ -110,6 +110,9 @@ struct ExplainOptions {
     std::string svg;                   ///< a path for the attention heatmap; "-" for stdout
     std::string html;                  ///< a path for the HTML report; "-" for stdout
     bool force = false;                ///< replace write-protected output files too
+    std::string target;                ///< a target file for the backward pass
+    bool backward = false;             ///< add the loss and every gradient (needs target)
+    std::optional<double> lr;          ///< with backward: one update W ← W − lr·dW
 };
 
 /// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.

@@ -1,8 +1,10 @@
 // `attn explain`: the run: options → plan → files read → Trace → text, JSON and pictures.
+#include <cmath>
 #include <ostream>
 
 #include <fmt/format.h>
 
+#include "attn/core/backward.hpp"
 #include "attn/core/cell.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/limits.hpp"
@@ -38,6 +40,7 @@ std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
         {!o.model.empty(), "--model"},
         {!o.qkv.empty(), "--qkv"},
         {o.unknown != "error", "--unknown"},
+        {!o.target.empty() || o.backward || o.lr.has_value(), "--target, --backward or --lr"},
     };
     for (const auto& [is_given, name] : given) {
         if (is_given) {
@@ -65,6 +68,34 @@ std::vector<InputTarget> inputs_of(const ExplainOptions& o) {
         return {{"--from", o.from}};
     }
     return input_targets(to_spec(o));
+}
+
+// --target, --backward and --lr go together, in the row layout.
+void check_backward_options(const ExplainOptions& o, Layout layout) {
+    if (o.backward && o.target.empty()) {
+        throw Error(ErrorKind::usage,
+                    "--backward needs --target FILE, the output each token should have "
+                    "({\"target\": [[...], ...]}), expected both");
+    }
+    if (!o.backward && !o.target.empty()) {
+        throw Error(ErrorKind::usage,
+                    "--target is the target of the backward pass, expected --backward with it");
+    }
+    if (o.lr && !o.backward) {
+        throw Error(ErrorKind::usage,
+                    "--lr is the learning rate of the update after the backward pass, expected "
+                    "--backward and --target with it");
+    }
+    if (o.lr && !(std::isfinite(*o.lr) && *o.lr > 0.0)) {
+        throw Error(
+            ErrorKind::usage,
+            fmt::format("--lr is {}, expected a finite number above 0 (such as 0.1)", *o.lr));
+    }
+    if (o.backward && layout == Layout::col) {
+        throw Error(ErrorKind::usage,
+                    "--backward is written in the row layout (tokens are rows), expected it "
+                    "without --layout col");
+    }
 }
 
 }  // namespace
@@ -101,6 +132,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
         set_worker_threads(static_cast<std::size_t>(*o.threads));
     }
     TextStyle style = to_style(o, io);
+    check_backward_options(o, style.layout);
     Stopwatch watch;
     const std::size_t max_memory =
         o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
@@ -108,8 +140,25 @@ int run_explain(const ExplainOptions& options, Io& io) {
     if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
         check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
     }
+    if (o.backward) {  // the gradients, and a second forward pass for the update's loss
+        const Config& c = loaded.config;
+        const std::size_t n = loaded.input.tokens.size();
+        const std::size_t forward = estimate_bytes(c, n);
+        const std::size_t backward = backward_bytes(c.d_model, c.n_heads, c.d_k, c.d_v, n);
+        if (forward + backward > max_memory) {
+            throw Error(
+                ErrorKind::usage, Field::max_memory,
+                fmt::format("the backward pass of this run needs about {} more than the "
+                            "{} of its forward pass, {} in all, more than {} {}\n  hint: "
+                            "use a shorter sentence, a smaller d_model or fewer heads",
+                            human_bytes(backward), human_bytes(forward),
+                            human_bytes(forward + backward), subject, human_bytes(max_memory)));
+        }
+    }
     watch.lap(o.from.empty() ? "read input" : "read " + o.from);
-    const Trace trace = explain(loaded.input, loaded.config);
+    const Trace trace = o.backward ? with_backward(explain(loaded.input, loaded.config),
+                                                   read_target(o.target), o.target, o.lr)
+                                   : explain(loaded.input, loaded.config);
     watch.lap("compute");
     if (style.layout == Layout::col && trace.column_steps.empty()) {
         throw Error(ErrorKind::usage, Field::layout,

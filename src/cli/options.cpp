@@ -326,6 +326,16 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
            "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
            "Prints the worked arithmetic instead of the whole walk-through");
+    option(app, "--target", o.target, "FILE",
+           "The output each token should have, for --backward: a JSON file "
+           "{\"target\": [[...], ...]}, T rows of d_v numbers (d_model with several heads)");
+    app.add_flag("--backward", o.backward,
+                 "After the forward steps, the loss against --target (mean squared error) and "
+                 "its gradient with respect to every step and weight, each as a step of its "
+                 "own: how weights are learned (docs/training.md)");
+    option(app, "--lr", o.lr, "η",
+           "With --backward: one step of gradient descent, W ← W − η·dW, shown as steps, with "
+           "the loss the new weights give (a number above 0)");
     option(app, "--head", o.head, "N",
            "Show head N's steps in full and the other heads in brief (the JSON always "
            "has every head)");
@@ -348,6 +358,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain --model data/examples/this-is-book.json
   attn explain "This is a book" --embeddings my-vectors.json --unknown random
   attn explain --from trace.json --steps weights
+  attn explain "This is book" --target data/targets/this-is-book.json --backward --lr 0.5
   attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
 
 Output files are written all or nothing: each is prepared in a temporary file beside it, and

@@ -271,6 +271,8 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
     auto steps = list.take();
     if (columns) {
         to_columns(steps);
+    } else if (t.backward) {
+        append_backward_steps(t, steps);  // written in the row layout only
     }
     return steps;
 }

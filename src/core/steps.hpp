@@ -11,4 +11,8 @@ namespace attn {
 /// by-hand exercises (tokens are columns) when `columns`.
 std::vector<Step> build_steps(const Trace& trace, bool columns);
 
+/// Appends the steps of trace.backward (backward_steps.cpp): the target, the loss, every
+/// gradient and the update, numbered after `steps`.
+void append_backward_steps(const Trace& trace, std::vector<Step>& steps);
+
 }  // namespace attn

@@ -360,6 +360,11 @@ std::string explanation(const Trace& t, const Step& step) {
             return "The output of multi-head attention: for every token, what all heads found, "
                    "mixed by W_O into a vector as wide as the embedding, ready for the next "
                    "layer.";
+        case StepOp::target:
+        case StepOp::loss:
+        case StepOp::gradient:
+        case StepOp::update:
+            return backward_explanation(t, step);
     }
     return "";
 }

@@ -465,6 +465,16 @@ void render_json(const Trace& t, const Sink& sink) {
         }
     }
     j.raw("\n  ]");
+    if (t.backward) {  // --backward: the loss (also the "loss" step), and the update's
+        j.key(",\n  ", "loss");
+        j.number(t.backward->loss(0, 0));
+        if (t.backward->lr) {
+            j.key(",\n  ", "lr");
+            j.number(*t.backward->lr);
+            j.key(",\n  ", "loss_after_update");
+            j.number(t.backward->loss_after);
+        }
+    }
     j.key(",\n  ", "warnings");
     const auto warnings = lesson::warnings(t);
     array(j, warnings);

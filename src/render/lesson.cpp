@@ -69,6 +69,10 @@ constexpr auto titles = std::to_array<std::string_view>({
     "Output weights",                     // w_o
     "Bias",                               // b_o
     "Output",                             // projected_output
+    "Target",                             // target
+    "Loss",                               // loss
+    "Gradient",                           // gradient: backward_title
+    "Updated weights",                    // update: backward_title
 });
 static_assert(titles.size() == step_op_count);
 
@@ -125,6 +129,9 @@ std::string title(const Trace& t, const Step& step) {
     }
     if (step.op == StepOp::mask) {
         return mask_title(t.config);
+    }
+    if (step.op >= StepOp::target) {
+        return backward_title(step);
     }
     const auto i = static_cast<std::size_t>(step.op);
     return std::string(i < titles.size() ? titles[i] : "");

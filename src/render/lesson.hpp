@@ -48,6 +48,12 @@ std::string summary_list(const Trace& trace, toolkit::Escape escape, std::string
 /// Warnings about the numbers (rows with every key masked), for stderr and every output.
 std::vector<std::string> warnings(const Trace& trace);
 
+/// The backward pass's steps (target, loss, gradient, update; backward_words.cpp): the
+/// title, the explanation and the notes that quote the numbers.
+std::string backward_title(const Step& step);
+std::string backward_explanation(const Trace& trace, const Step& step);
+Notes backward_notes(const Trace& trace, const Step& step, int precision);
+
 /// A token quoted for prose: 'book'.
 std::string quoted(const std::string& token);
 

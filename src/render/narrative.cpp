@@ -408,6 +408,11 @@ Notes notes(const Trace& t, const Step& step, int precision) {
                 "sum of the whole row of Z, with a column of W_O as the weights.");
             repeated_tokens(t, n);
             break;
+        case StepOp::target:
+        case StepOp::loss:
+        case StepOp::gradient:
+        case StepOp::update:
+            return backward_notes(t, step, precision);
         default:
             break;
     }

@@ -57,6 +57,10 @@ std::string op_text(Op op, Style style) {
             return ":";
         case Op::ellipsis:
             return tex ? "\\dots" : ascii ? "..." : "…";
+        case Op::hadamard:
+            return tex ? "\\odot" : ascii ? "(.)" : "⊙";
+        case Op::assign:
+            return tex ? "\\leftarrow" : ascii ? "<-" : "←";
     }
     return "?";
 }

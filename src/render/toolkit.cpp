@@ -121,14 +121,18 @@ std::string html(std::string_view text) {
 }
 
 std::string latex_text(std::string_view text) {
-    static constexpr std::array<Glyph, 26> glyphs{{
-        {"│", "$|$"},        {"Σ", "$\\Sigma$"},  {"−∞", "$-\\infty$"}, {"∞", "$\\infty$"},
-        {"·", "$\\cdot$"},   {"ᵀ", "$^\\top$"},   {"√", "$\\sqrt{}$"},  {"×", "$\\times$"},
-        {"→", "$\\to$"},     {"…", "\\dots{}"},   {"≤", "$\\le$"},      {"≥", "$\\ge$"},
-        {"≈", "$\\approx$"}, {"−", "$-$"},        {"′", "$'$"},         {"ₘ", "$_m$"},
-        {"⌊", "$\\lfloor$"}, {"⌋", "$\\rfloor$"}, {"\u00A0", "~"},      {"—", "---"},
-        {"–", "--"},         {"‘", "`"},          {"’", "'"},           {"“", "``"},
-        {"”", "''"},         {"⋮", "$\\vdots$"},
+    static constexpr std::array<Glyph, 31> glyphs{{
+        {"│", "$|$"},        {"Σ", "$\\Sigma$"},  {"−∞", "$-\\infty$"},
+        {"∞", "$\\infty$"},  {"·", "$\\cdot$"},   {"ᵀ", "$^\\top$"},
+        {"√", "$\\sqrt{}$"}, {"×", "$\\times$"},  {"→", "$\\to$"},
+        {"…", "\\dots{}"},   {"≤", "$\\le$"},     {"≥", "$\\ge$"},
+        {"≈", "$\\approx$"}, {"−", "$-$"},        {"′", "$'$"},
+        {"ₘ", "$_m$"},       {"⌊", "$\\lfloor$"}, {"⌋", "$\\rfloor$"},
+        {"\u00A0", "~"},     {"—", "---"},        {"–", "--"},
+        {"‘", "`"},          {"’", "'"},          {"“", "``"},
+        {"”", "''"},         {"⋮", "$\\vdots$"},  {"∂", "$\\partial$"},
+        {"η", "$\\eta$"},    {"⊙", "$\\odot$"},   {"←", "$\\leftarrow$"},
+        {"²", "$^2$"},
     }};
     return replace_glyphs(shown(text), glyphs, [](std::string& out, char ch) {
         switch (ch) {
@@ -193,12 +197,13 @@ std::string markdown(std::string_view text) {
 }
 
 std::string to_ascii(std::string_view text) {
-    static constexpr std::array<Glyph, 30> table{{
+    static constexpr std::array<Glyph, 34> table{{
         {"θ", "theta"}, {"│", "|"},  {"⌊", "floor("}, {"⌋", ")"},  {"−∞", "-inf"}, {"∞", "inf"},
         {"·", "*"},     {"ᵀ", "^T"}, {"√", "sqrt"},   {"×", "x"},  {"→", "->"},    {"←", "<-"},
         {"…", "..."},   {"⋮", ":"},  {"Σ", "sum "},   {"≤", "<="}, {"≥", ">="},    {"≈", "~"},
         {"−", "-"},     {"—", "--"}, {"–", "-"},      {"′", "'"},  {"ₘ", "_m"},    {"‘", "'"},
         {"’", "'"},     {"“", "\""}, {"”", "\""},     {"━", "="},  {"✓", "[ok]"},  {"✗", "[x]"},
+        {"∂", "d"},     {"η", "eta"}, {"⊙", "(.)"},   {"²", "^2"},
     }};
     std::string out;
     out.reserve(text.size());

@@ -38,6 +38,8 @@ enum class Op {
     comma,       ///< , (a space after it)
     colon,       ///< : in a range, 0:3
     ellipsis,    ///< …
+    hadamard,    ///< ⊙ (the product of two matrices cell by cell)
+    assign,      ///< ← (an update: W ← W − η·dW)
 };
 
 /// What a pair of brackets means.

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attn/core/backward.hpp"
 #include "attn/core/formula.hpp"
 #include "attn/core/matrix.hpp"
 #include "attn/core/model.hpp"
@@ -99,12 +100,17 @@ enum class StepOp {
     concat,
     w_o,
     b_o,
-    projected_output,  ///< O = Z · W_O (+ b_O); the last: tables indexed by StepOp have
-                       ///< step_op_count rows
+    projected_output,  ///< O = Z · W_O (+ b_O)
+    // the backward pass (backward.hpp), after the forward steps with --target --backward
+    target,    ///< Y, the output each token should have
+    loss,      ///< L = mean((O − Y)²), a 1×1 matrix
+    gradient,  ///< one gradient: "grad.W_Q", "head1.grad.scores", ... (the id says which)
+    update,    ///< W ← W − η·dW: "update.W_Q", ...; the last: tables indexed by StepOp have
+               ///< step_op_count rows
 };
 
 /// How many ops there are.
-inline constexpr std::size_t step_op_count = static_cast<std::size_t>(StepOp::projected_output) + 1;
+inline constexpr std::size_t step_op_count = static_cast<std::size_t>(StepOp::update) + 1;
 
 /// How the operands of a step are joined in its shape line.
 enum class Joiner {
@@ -198,6 +204,10 @@ struct TraceNumbers {
     /// side by side (and k, v); "z0".. for the concatenation; "o0".. for a projected output.
     std::vector<std::string> dim_labels, q_labels, k_labels, v_labels, concat_labels, out_labels;
     std::vector<std::string> bias_label;  ///< the one row label of a bias: "b"
+
+    /// The loss against a target and every gradient (--target FILE --backward); absent
+    /// without. Its steps follow the forward ones, in the row layout only.
+    std::optional<Backward> backward;
 };
 
 /// A walk-through: its numbers and its steps, which point into them.

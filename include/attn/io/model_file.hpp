@@ -15,6 +15,10 @@ Matrix read_positions(const std::string& path);
 /// Reads a mask file: {"mask": [[true, false, ...], ...]}, true = may attend.
 Mask read_mask(const std::string& path);
 
+/// Reads a target file {"target": [[numbers], ...]} (--target, for --backward): the output
+/// each token should have. Throws attn::Error naming the file and the place of a bad value.
+Matrix read_target(const std::string& path);
+
 /// Reads an embeddings file: {"vectors": {"token": [numbers], ...}, "case_insensitive": bool}.
 EmbeddingTable read_embeddings(const std::string& path);
 /// Reads a weights file: {"W_Q": [[...]], "W_K": [[...]], "W_V": [[...]]}.
