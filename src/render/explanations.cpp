@@ -44,13 +44,14 @@ std::string weights_of(const Trace& t, std::string_view into) {
 
 // What the tokens' order reaches in this run: the positions, the mask, or nothing.
 std::string tokens_text(const Trace& t) {
-    std::string out =
-        t.tokens_named
-            ? fmt::format("The tokens name the rows of Q, K and V ({}), one token per row. A "
-                          "token's index is its position in the sequence. ",
-                          t.qkv_path)
-            : std::string("The sentence is cut into tokens, the units attention works on. A "
-                          "token's index is its position in the sequence. ");
+    std::string out = t.tokens_named
+                          ? fmt::format(
+                                "The tokens name the rows of Q, K and V ({}), one token per row. A "
+                                "token's index is its position in the sequence. ",
+                                t.qkv_path)
+                          : std::string(
+                                "The sentence is cut into tokens, the units attention works on. A "
+                                "token's index is its position in the sequence. ");
     const bool positions = !t.positions.empty();
     const bool masked = t.mask.has_value();
     if (!positions && !masked) {
@@ -340,6 +341,54 @@ std::string explanation(const Trace& t, const Step& step) {
             return "The output of multi-head attention: for every token, what all heads found, "
                    "mixed by W_O into a vector as wide as the embedding, ready for the next "
                    "layer.";
+        case StepOp::gpt2_wte:
+            return "Each token id picks its row of wte, the model's table of token embeddings "
+                   "(one row per token of the vocabulary). The same token gets the same row "
+                   "wherever it stands.";
+        case StepOp::gpt2_wpe:
+            return "Each position picks its row of wpe, the learned table of position "
+                   "embeddings: row i belongs to whatever token stands at position i (counted "
+                   "from 0). GPT-2 learns this table; it is not the sinusoidal one.";
+        case StepOp::gpt2_embeddings:
+            return "The token's row plus its position's row: the residual stream as it enters "
+                   "the first layer. Every layer reads this stream and adds its own changes to "
+                   "it; nothing in it is ever replaced.";
+        case StepOp::layer_changes:
+            return "Each layer below the one walked through, summarised: a row per part "
+                   "(attention, then the MLP) and a column per token, each cell the length "
+                   "‖Δ‖ of the vector that part added to that token's residual vector. The "
+                   "layers are computed in full; only their steps are not shown.";
+        case StepOp::residual:
+            return "The residual stream as it enters this layer: what the layers below have "
+                   "made of the embeddings, one row per token.";
+        case StepOp::ln_mean:
+            return "LayerNorm (ln_1) first takes each token's mean μ over its numbers: a "
+                   "number per token, so the normalisation works on each token alone.";
+        case StepOp::ln_variance:
+            return "Then each token's variance σ², the mean of the squared distances from μ "
+                   "(divided by the width, not the width − 1, as PyTorch's LayerNorm does).";
+        case StepOp::ln_gamma:
+            return "LayerNorm's learned scale γ, multiplied into each column after the "
+                   "normalisation.";
+        case StepOp::ln_beta:
+            return "LayerNorm's learned shift β, added to each column after the scale.";
+        case StepOp::ln_output:
+            return "Each token's vector with its mean taken away and divided by its standard "
+                   "deviation (ε, from config.json's layer_norm_epsilon, keeps the division "
+                   "safe), then scaled by γ and shifted by β. This is X, what every head of "
+                   "the layer projects; the residual stream itself is left as it was.";
+        case StepOp::residual_attn:
+            return "Attention's output is added to the residual stream (the residual "
+                   "connection): each token's vector keeps what it had and gains what the heads "
+                   "found.";
+        case StepOp::mlp:
+            return "The MLP, summarised: ln_2 normalises each token as ln_1 did, c_fc widens "
+                   "it to n_inner numbers, GPT-2's GELU (the tanh form) bends each number, and "
+                   "c_proj brings it back to the width of the stream. Each token is processed "
+                   "alone: the MLP moves no information between tokens.";
+        case StepOp::residual_mlp:
+            return "The MLP's change added to the stream: the output of this layer, which "
+                   "the next layer reads.";
     }
     return "";
 }

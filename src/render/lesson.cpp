@@ -42,33 +42,46 @@ std::string source_text(const Source& source, std::uint64_t seed, std::string_vi
 // The title of each step, in the order of StepOp (trace.hpp); the mask's depends on the run
 // (mask_title), and the scaled scores' on whether they are scaled.
 constexpr auto titles = std::to_array<std::string_view>({
-    "Tokens",                             // tokens
-    "Embeddings",                         // embeddings
-    "Positional encodings",               // positions
-    "Embeddings with positions",          // with_positions
-    "Query weights",                      // w_q
-    "Key weights",                        // w_k
-    "Value weights",                      // w_v
-    "Bias",                               // b_q
-    "Bias",                               // b_k
-    "Bias",                               // b_v
-    "Query weights",                      // head_w_q
-    "Key weights",                        // head_w_k
-    "Value weights",                      // head_w_v
-    "Queries",                            // q
-    "Keys",                               // k
-    "Values",                             // v
-    "Scores",                             // scores
-    "Scaled scores",                      // scaled_scores
-    "Mask",                               // mask: mask_title
-    "Masked scores",                      // masked_scores
-    "Attention weights",                  // weights
-    "The right weights, for comparison",  // correct_weights
-    "Output",                             // output
-    "Concatenation",                      // concat
-    "Output weights",                     // w_o
-    "Bias",                               // b_o
-    "Output",                             // projected_output
+    "Tokens",                                  // tokens
+    "Embeddings",                              // embeddings
+    "Positional encodings",                    // positions
+    "Embeddings with positions",               // with_positions
+    "Query weights",                           // w_q
+    "Key weights",                             // w_k
+    "Value weights",                           // w_v
+    "Bias",                                    // b_q
+    "Bias",                                    // b_k
+    "Bias",                                    // b_v
+    "Query weights",                           // head_w_q
+    "Key weights",                             // head_w_k
+    "Value weights",                           // head_w_v
+    "Queries",                                 // q
+    "Keys",                                    // k
+    "Values",                                  // v
+    "Scores",                                  // scores
+    "Scaled scores",                           // scaled_scores
+    "Mask",                                    // mask: mask_title
+    "Masked scores",                           // masked_scores
+    "Attention weights",                       // weights
+    "The right weights, for comparison",       // correct_weights
+    "Output",                                  // output
+    "Concatenation",                           // concat
+    "Output weights",                          // w_o
+    "Bias",                                    // b_o
+    "Output",                                  // projected_output
+    "Token embeddings",                        // gpt2_wte
+    "Position embeddings",                     // gpt2_wpe
+    "The residual stream at the start",        // gpt2_embeddings
+    "What the layers below did",               // layer_changes
+    "The residual stream entering the layer",  // residual
+    "LayerNorm: each token's mean",            // ln_mean
+    "LayerNorm: each token's variance",        // ln_variance
+    "LayerNorm's scale",                       // ln_gamma
+    "LayerNorm's shift",                       // ln_beta
+    "LayerNorm's output, what the heads see",  // ln_output
+    "The residual stream after attention",     // residual_attn
+    "The MLP's change, summarised",            // mlp
+    "The layer's output",                      // residual_mlp
 });
 static_assert(titles.size() == step_op_count);
 
@@ -130,13 +143,72 @@ std::string title(const Trace& t, const Step& step) {
     return std::string(i < titles.size() ? titles[i] : "");
 }
 
+std::string gpt2_tensor(const Trace& t, const Step& step) {
+    if (!t.gpt2) {
+        return "";
+    }
+    const auto& g = *t.gpt2;
+    const auto name = [&](std::string_view part) { return g.prefix + gpt2_name(g.layer, part); };
+    switch (step.op) {
+        case StepOp::gpt2_wte:
+            return g.prefix + "wte";
+        case StepOp::gpt2_wpe:
+            return g.prefix + "wpe";
+        case StepOp::ln_mean:
+        case StepOp::ln_variance:
+        case StepOp::ln_output:
+            return name("ln_1");
+        case StepOp::ln_gamma:
+            return name("ln_1.weight");
+        case StepOp::ln_beta:
+            return name("ln_1.bias");
+        case StepOp::w_q:
+        case StepOp::w_k:
+        case StepOp::w_v:
+        case StepOp::head_w_q:
+        case StepOp::head_w_k:
+        case StepOp::head_w_v:
+            return name("attn.c_attn.weight");
+        case StepOp::b_q:
+        case StepOp::b_k:
+        case StepOp::b_v:
+            return name("attn.c_attn.bias");
+        case StepOp::w_o:
+            return name("attn.c_proj.weight");
+        case StepOp::b_o:
+            return name("attn.c_proj.bias");
+        case StepOp::q:
+        case StepOp::k:
+        case StepOp::v:
+        case StepOp::scores:
+        case StepOp::scaled_scores:
+        case StepOp::mask:
+        case StepOp::masked_scores:
+        case StepOp::weights:
+        case StepOp::output:
+        case StepOp::concat:
+        case StepOp::projected_output:
+            return name("attn");
+        case StepOp::residual:
+        case StepOp::residual_attn:
+        case StepOp::residual_mlp:
+            return gpt2_name(g.layer, "").substr(0, gpt2_name(g.layer, "").size() - 1);
+        case StepOp::mlp:
+            return name("mlp");
+        default:
+            return "";
+    }
+}
+
 std::string heading(const Trace& t, const Step& step) {
     const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
     if (step.kind == StepKind::tokens) {
         return fmt::format("{} · {}", step.number, title(t, step));
     }
-    return fmt::format("{} · {}{} {}", step.number, head, title(t, step),
-                       notation::symbol(step.symbol, notation::Style::unicode));
+    const std::string tensor = gpt2_tensor(t, step);
+    return fmt::format("{} · {}{} {}{}", step.number, head, title(t, step),
+                       notation::symbol(step.symbol, notation::Style::unicode),
+                       tensor.empty() ? "" : "  [" + tensor + "]");
 }
 
 std::vector<SummaryItem> summary(const Trace& t) {

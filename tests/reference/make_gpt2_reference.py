@@ -214,18 +214,26 @@ def forward(w, ids, n_head, n_layer):
     layers = []
     for l in range(n_layer):
         p = lambda name: f[f"h.{l}.{name}"]
-        r = {"ln_1": layer_norm(x, p("ln_1.weight"), p("ln_1.bias"))}
+        mean = x.mean(dim=-1, keepdim=True)
+        r = {"residual": x, "ln_1_mean": mean,
+             "ln_1_variance": ((x - mean) ** 2).mean(dim=-1, keepdim=True),
+             "ln_1_weight": p("ln_1.weight"), "ln_1_bias": p("ln_1.bias"),
+             "c_attn_weight": p("attn.c_attn.weight"), "c_attn_bias": p("attn.c_attn.bias"),
+             "c_proj_weight": p("attn.c_proj.weight"), "c_proj_bias": p("attn.c_proj.bias"),
+             "ln_1": layer_norm(x, p("ln_1.weight"), p("ln_1.bias"))}
         r["c_attn"] = r["ln_1"] @ p("attn.c_attn.weight") + p("attn.c_attn.bias")
         q, k, v = r["c_attn"].split(x.shape[1], dim=1)
         mask, r["heads"] = attention(q, k, v, n_head)
         r["concat"] = torch.cat([h["output"] for h in r["heads"]], dim=1)
         r["attn_c_proj"] = r["concat"] @ p("attn.c_proj.weight") + p("attn.c_proj.bias")
+        r["attn_change"] = r["attn_c_proj"].norm(dim=1)  # ‖Δ‖ of each token's vector
         x = x + r["attn_c_proj"]
         r["residual_attn"] = x
         r["ln_2"] = layer_norm(x, p("ln_2.weight"), p("ln_2.bias"))
         r["c_fc"] = r["ln_2"] @ p("mlp.c_fc.weight") + p("mlp.c_fc.bias")
         r["gelu"] = gelu_new(r["c_fc"])
         r["mlp_c_proj"] = r["gelu"] @ p("mlp.c_proj.weight") + p("mlp.c_proj.bias")
+        r["mlp_change"] = r["mlp_c_proj"].norm(dim=1)
         x = x + r["mlp_c_proj"]
         r["residual_mlp"] = x
         layers.append(r)

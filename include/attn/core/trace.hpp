@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attn/core/formula.hpp"
+#include "attn/core/gpt2.hpp"
 #include "attn/core/matrix.hpp"
 #include "attn/core/model.hpp"
 #include "attn/core/weights_rule.hpp"
@@ -94,12 +95,26 @@ enum class StepOp {
     concat,
     w_o,
     b_o,
-    projected_output,  ///< O = Z · W_O (+ b_O); the last: tables indexed by StepOp have
-                       ///< step_op_count rows
+    projected_output,  ///< O = Z · W_O (+ b_O)
+    // a GPT-2 checkpoint's walk (gpt2.hpp)
+    gpt2_wte,         ///< the wte row of each token id
+    gpt2_wpe,         ///< the wpe row of each position
+    gpt2_embeddings,  ///< wte + wpe: the residual stream entering layer 0
+    layer_changes,    ///< how much each layer below changed each token's residual vector
+    residual,         ///< the residual stream entering the layer walked through
+    ln_mean,          ///< LayerNorm: each token's mean
+    ln_variance,      ///< LayerNorm: each token's variance
+    ln_gamma,         ///< LayerNorm's weight γ
+    ln_beta,          ///< LayerNorm's bias β
+    ln_output,        ///< LayerNorm's output: what the heads project
+    residual_attn,    ///< the residual stream plus attention's output
+    mlp,              ///< the MLP's change to the residual stream
+    residual_mlp,     ///< the layer's output: the residual stream plus the MLP's change; the
+                      ///< last: tables indexed by StepOp have step_op_count rows
 };
 
 /// How many ops there are.
-inline constexpr std::size_t step_op_count = static_cast<std::size_t>(StepOp::projected_output) + 1;
+inline constexpr std::size_t step_op_count = static_cast<std::size_t>(StepOp::residual_mlp) + 1;
 
 /// How the operands of a step are joined in its shape line.
 enum class Joiner {
@@ -193,6 +208,9 @@ struct TraceNumbers {
     /// side by side (and k, v); "z0".. for the concatenation; "o0".. for a projected output.
     std::vector<std::string> dim_labels, q_labels, k_labels, v_labels, concat_labels, out_labels;
     std::vector<std::string> bias_label;  ///< the one row label of a bias: "b"
+
+    /// A GPT-2 checkpoint's walk: the steps before and after the heads (explain_gpt2).
+    std::optional<Gpt2Walk> gpt2;
 };
 
 /// A walk-through: its numbers and its steps, which point into them.
