@@ -84,6 +84,8 @@ struct ExplainOptions {
     std::string model;                    ///< a model file (embeddings and weights)
     std::string qkv;                      ///< a Q, K, V file: the walk-through starts from them
     std::string from;                     ///< a JSON dump to replay
+    std::string checkpoint;               ///< a GPT-2 checkpoint folder (docs/models.md)
+    std::optional<long long> layer;       ///< with --checkpoint: the layer, 1-based
     std::string unknown = "error";
     std::vector<std::string> why;  ///< cells to work out, e.g. "scores[is,book]"
     int head = 0;                  ///< show this head in full, the others in brief; 0: all in full
@@ -102,6 +104,7 @@ struct ExplainOptions {
     std::string max_memory;            ///< e.g. "4G"; empty: the default
     std::string svg;                   ///< a path for the attention heatmap; "-" for stdout
     std::string html;                  ///< a path for the HTML report; "-" for stdout
+    std::string npz;                   ///< a path for every step's matrix as numpy arrays
 };
 
 /// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.

@@ -5,8 +5,10 @@
 
 #include "attn/core/cell.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/gpt2.hpp"
 #include "attn/core/limits.hpp"
 #include "attn/core/parallel.hpp"
+#include "attn/io/checkpoint.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
@@ -47,6 +49,89 @@ std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
     return std::nullopt;
 }
 
+// --checkpoint takes every number from the checkpoint: the first option given that would
+// change them, or that needs the toy model's input.
+std::optional<std::string> conflicts_with_checkpoint(const ExplainOptions& o) {
+    const std::vector<std::pair<bool, const char*>> given{
+        {o.seed.has_value(), "--seed"},
+        {o.d_model.has_value(), "--d-model"},
+        {o.heads.has_value(), "--heads"},
+        {o.d_k.has_value(), "--d-k"},
+        {o.d_v.has_value(), "--d-v"},
+        {o.mask.has_value(), "--mask"},
+        {o.positions.has_value(), "--positions"},
+        {o.pad_to.has_value(), "--pad-to"},
+        {o.lowercase, "--lowercase"},
+        {o.chars, "--chars"},
+        {o.no_scale, "--no-scale"},
+        {o.scale_by.has_value(), "--scale-by"},
+        {o.softmax_over != "rows", "--softmax-over"},
+        {o.arith != "exact", "--arith"},
+        {!o.embeddings.empty(), "--embeddings"},
+        {!o.weights.empty(), "--weights"},
+        {!o.model.empty(), "--model"},
+        {!o.qkv.empty(), "--qkv"},
+        {!o.from.empty(), "--from"},
+        {o.unknown != "error", "--unknown"},
+        {o.layout != "row", "--layout"},
+    };
+    for (const auto& [is_given, name] : given) {
+        if (is_given) {
+            return name;
+        }
+    }
+    return std::nullopt;
+}
+
+// A GPT-2 checkpoint's walk: its tokenizer, then explain_gpt2 over its mapped weights.
+Trace explain_checkpoint(const ExplainOptions& o) {
+    if (const auto other = conflicts_with_checkpoint(o)) {
+        throw Error(ErrorKind::usage,
+                    fmt::format("--checkpoint takes the tokenizer, the sizes and every number "
+                                "from the checkpoint, so it cannot be combined with {}, expected "
+                                "--checkpoint DIR with a sentence, --layer and --head (and "
+                                "display options)",
+                                *other));
+    }
+    if (o.words.empty()) {
+        throw Error(ErrorKind::usage,
+                    "--checkpoint needs a sentence to walk through, expected attn explain "
+                    "\"SENTENCE\" --checkpoint DIR");
+    }
+    const Gpt2Checkpoint ck = open_gpt2_checkpoint(o.checkpoint);
+    const auto& c = ck.config;
+    Gpt2Request request;
+    for (const auto& word : o.words) {
+        request.sentence += (request.sentence.empty() ? "" : " ") + word;
+    }
+    for (const auto& token : ck.bpe.tokenize(request.sentence, c.n_positions)) {
+        request.token_ids.push_back(token.id);
+        request.tokens.push_back(token.display);
+        request.token_texts.push_back(token.text);
+    }
+    const long long layer = o.layer.value_or(1);
+    if (layer < 1 || static_cast<unsigned long long>(layer) > c.n_layer) {
+        throw Error(ErrorKind::usage, Field::layer,
+                    fmt::format("{} {}: out of range, expected a layer from 1 to {} (the "
+                                "checkpoint has {} layers, h.0 to h.{})",
+                                subject, layer, c.n_layer, c.n_layer, c.n_layer - 1));
+    }
+    request.layer = static_cast<std::size_t>(layer - 1);
+    if (o.head != 0) {
+        if (o.head < 1 || static_cast<std::size_t>(o.head) > c.n_head) {
+            throw Error(ErrorKind::usage, Field::head,
+                        fmt::format("{} {}: out of range, expected a head from 1 to {} (the "
+                                    "checkpoint has {} heads per layer), or all",
+                                    subject, o.head, c.n_head, c.n_head));
+        }
+        request.head = static_cast<std::size_t>(o.head - 1);
+    }
+    request.source = o.checkpoint;
+    const CheckpointTensors tensors(ck.model);
+    request.prefix = tensors.prefix();
+    return explain_gpt2(request, c, tensors);
+}
+
 }  // namespace
 
 int run_explain(const ExplainOptions& options, Io& io) {
@@ -81,13 +166,25 @@ int run_explain(const ExplainOptions& options, Io& io) {
     Stopwatch watch;
     const std::size_t max_memory =
         o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
-    const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
-    if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
-        check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
+    if (o.layer && o.checkpoint.empty()) {
+        throw Error(ErrorKind::usage,
+                    "--layer chooses a layer of a GPT-2 checkpoint, expected it with "
+                    "--checkpoint DIR");
     }
-    watch.lap(o.from.empty() ? "read input" : "read " + o.from);
-    const Trace trace = explain(loaded.input, loaded.config);
-    watch.lap("compute");
+    Trace computed;
+    if (!o.checkpoint.empty()) {
+        computed = explain_checkpoint(o);
+        watch.lap("read the checkpoint and compute");
+    } else {
+        const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
+        if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
+            check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
+        }
+        watch.lap(o.from.empty() ? "read input" : "read " + o.from);
+        computed = explain(loaded.input, loaded.config);
+        watch.lap("compute");
+    }
+    const Trace& trace = computed;
     if (style.layout == Layout::col && trace.column_steps.empty()) {
         throw Error(ErrorKind::usage, Field::layout,
                     fmt::format("{} col is for one plain head, as in the by-hand exercises, "
@@ -123,6 +220,12 @@ int run_explain(const ExplainOptions& options, Io& io) {
         file.write(render_svg(trace));
         file.commit();
         watch.lap("write " + o.svg, file.bytes());
+    }
+    if (!o.npz.empty()) {
+        AtomicFile file(o.npz);
+        file.write(render_npz(trace));
+        file.commit();
+        watch.lap("write " + o.npz, file.bytes());
     }
     if (!o.html.empty() && o.html != "-") {
         AtomicFile file(o.html);
@@ -188,6 +291,9 @@ int run_explain(const ExplainOptions& options, Io& io) {
     }
     if (!o.html.empty() && o.html != "-") {
         io.err << "attn: wrote " << o.html << '\n';
+    }
+    if (!o.npz.empty()) {
+        io.err << "attn: wrote " << o.npz << '\n';
     }
     if (o.stats) {
         io.err << watch.report(trace);

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -273,9 +274,21 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
            "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
            "Prints the worked arithmetic instead of the whole walk-through");
-    option(app, "--head", o.head, "N",
+    option(app, "--head", o.head, "N|all",
            "Show head N's steps in full and the other heads in brief (the JSON always "
-           "has every head)");
+           "has every head); all (the default): every head in full, or with --checkpoint "
+           "every head's weights side by side. Heads are counted from 1")
+        ->transform(CLI::Transformer(std::map<std::string, std::string>{{"all", "0"}}));
+    option(app, "--checkpoint", o.checkpoint, "DIR",
+           "Walk through a GPT-2 checkpoint folder as Hugging Face saves it "
+           "(model.safetensors, config.json, vocab.json + merges.txt or tokenizer.json): "
+           "its own tokenizer, embeddings and weights; see docs/models.md");
+    option(app, "--layer", o.layer, "L",
+           "With --checkpoint: the layer to walk through in full, counted from 1 (layer 1 is "
+           "the tensors h.0.*; default 1); the layers below are summarised");
+    option(app, "--npz", o.npz, "FILE",
+           "Write every step's matrix to FILE as a numpy .npz (numpy.load(FILE)), one array "
+           "per step, named by step id");
     app.footer(R"(Examples:
   attn explain "This is book"
   attn explain The cat sat on the mat --lowercase --mask causal
@@ -295,6 +308,8 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain --model data/examples/this-is-book.json
   attn explain "This is a book" --embeddings my-vectors.json --unknown random
   attn explain --from trace.json --steps weights
+  attn explain "He took the hat and examined it carefully" --checkpoint gpt2 --layer 6 --head 2
+  attn explain "He took the hat and examined it carefully" --checkpoint gpt2 --layer 6
   attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
 
 Exit status: 0 ok, 2 bad usage or input, 1 anything else (e.g. an output file that cannot be

@@ -177,14 +177,12 @@ void gpt2_before(StepList& list, const Trace& t, const Gpt2Walk& g) {
                 equals(sym("σ²"))
                     .fn("mean")
                     .open(Bracket::call)
-                    .open(Bracket::group)
+                    .fn("square")
+                    .open(Bracket::call)
                     .sym(h)
                     .op(Op::minus)
                     .sym(sym("μ"))
-                    .close(Bracket::group)
-                    .open(Bracket::power)
-                    .num("2")
-                    .close(Bracket::power)
+                    .close(Bracket::call)
                     .close(Bracket::call)
                     .word("row by row"),
                 {shape_of(g.residual)}, g.ln_variance, tokens, g.variance_label);
@@ -262,6 +260,15 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
     tok.op = StepOp::tokens;
     tok.symbol = sym("tokens");
     tok.formula = t.tokens_named ? formula::named_tokens() : formula::tokens(c.tokenizer.mode);
+    if (t.gpt2) {  // the checkpoint's own byte-level BPE
+        tok.formula = Formula{};
+        tok.formula.sym(sym("tokens"))
+            .op(Op::equals)
+            .fn("bpe")
+            .open(Bracket::call)
+            .sym(sym("sentence"))
+            .close(Bracket::call);
+    }
     tok.shape = {t.tokens.size(), 1};
     tok.kind = StepKind::tokens;
     tok.row_labels = tokens;

@@ -266,13 +266,41 @@ std::string mask_text(const Trace& t) {
     return fmt::format("{} {} ({}).", what, convention, pytorch);
 }
 
+// A GPT-2 checkpoint's tokens: its own tokenizer, the leading space, the ids.
+std::string gpt2_tokens_text(const Trace& t) {
+    const auto& g = *t.gpt2;
+    std::string out = fmt::format(
+        "GPT-2's own tokenizer (byte-level BPE, from the checkpoint's vocabulary and merges) "
+        "cut the text into {} tokens; a token is a word, a piece of a word or punctuation. ",
+        t.tokens.size());
+    std::string example;
+    for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+        if (g.token_texts[i].starts_with("\u0120")) {
+            example = fmt::format(
+                " Here token {} is {}: id {}, written {} in the vocabulary, a different token from "
+                "the same word without the space.",
+                i, t.tokens[i], g.token_ids[i], g.token_texts[i]);
+            break;
+        }
+    }
+    out +=
+        "␣ marks a space: GPT-2 keeps the space before a word as part of the word's token "
+        "(its vocabulary writes it Ġ)." +
+        example;
+    out +=
+        " Each token's id picks its row of the embedding table; the ids are in the JSON dump "
+        "(token_ids). The mask is causal: GPT-2 writes text one token at a time, so a token "
+        "may attend only to itself and the tokens before it.";
+    return out;
+}
+
 }  // namespace
 
 std::string explanation(const Trace& t, const Step& step) {
     const Axis axis{step.transposed};
     switch (step.op) {
         case StepOp::tokens:
-            return tokens_text(t);
+            return t.gpt2 ? gpt2_tokens_text(t) : tokens_text(t);
         case StepOp::embeddings:
             return fmt::format(
                 "Each token becomes a vector of d_model = {} numbers, looked up by its text: {} "

@@ -236,6 +236,36 @@ std::vector<SummaryItem> summary(const Trace& t) {
         }
         sentence = fmt::format("{} … ({} characters in all)", all.substr(0, cut), characters);
     }
+    if (t.gpt2) {
+        // a GPT-2 checkpoint: its text, sizes, the layer and head, and where the numbers are
+        const auto& g = *t.gpt2;
+        std::string ids;
+        for (const auto id : g.token_ids) {
+            ids += (ids.empty() ? "" : " ") + std::to_string(id);
+        }
+        lines.push_back(
+            {"sentence",
+             fmt::format("\"{}\": {} {} of GPT-2's tokenizer (ids {})", sentence, t.tokens.size(),
+                         t.tokens.size() == 1 ? "token" : "tokens", ids),
+             {}});
+        lines.push_back(
+            {"model",
+             fmt::format("GPT-2 checkpoint {}: {} layers of {} heads, n_embd = {} (d_head = {}), "
+                         "context {} tokens",
+                         g.source, g.config.n_layer, g.config.n_head, g.config.n_embd, c.d_k,
+                         g.config.n_positions),
+             {}});
+        lines.push_back(
+            {"layer",
+             fmt::format("{} of {} (tensors {}{}.*); heads {}, counted from 1 as in the rest "
+                         "of attn",
+                         g.layer + 1, g.config.n_layer, g.prefix,
+                         gpt2_name(g.layer, "").substr(0, gpt2_name(g.layer, "").size() - 1),
+                         g.head ? fmt::format("{} shown in full, the others in brief", *g.head + 1)
+                                : std::string("all shown, their weights side by side")),
+             {}});
+        return lines;
+    }
     if (t.tokens_named) {
         lines.push_back({"tokens",
                          fmt::format("{}: {} {}, the names of the rows of Q, K and V", sentence,
