@@ -39,6 +39,14 @@ std::string learned(const Trace& t) {
 
 // W_Q, W_K, W_V: what the matrix turns an embedding into, and where it came from.
 std::string weights_of(const Trace& t, std::string_view into) {
+    if (t.gpt2) {
+        return fmt::format(
+            "A matrix that turns each token's vector X (ln_1's output) into {}. It is read "
+            "from the checkpoint (a trained model learned it): one block of n_embd = {} "
+            "columns of c_attn's weight, which holds W_Q, W_K and W_V side by side (GPT-2's "
+            "Conv1D layout, [in, out], so X · W with no transpose).",
+            into, t.config.d_model);
+    }
     return fmt::format("A matrix that turns an embedding into {}. {}", into, learned(t));
 }
 

@@ -262,7 +262,7 @@ std::vector<SummaryItem> summary(const Trace& t) {
                          g.layer + 1, g.config.n_layer, g.prefix,
                          gpt2_name(g.layer, "").substr(0, gpt2_name(g.layer, "").size() - 1),
                          g.head ? fmt::format("{} shown in full, the others in brief", *g.head + 1)
-                                : std::string("all shown, their weights side by side")),
+                                : fmt::format("all {}", g.config.n_head)),
              {}});
         return lines;
     }
