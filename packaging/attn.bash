@@ -24,8 +24,9 @@ _attn() {
             local examples
             examples=$(attn examples --names 2>/dev/null)
             COMPREPLY=($(compgen -W "$examples" -- "$cur") $(compgen -f -- "$cur")); return ;;
-        --from|--json|--html|--svg|--target|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --seed|--d-model|--d-k|--d-v|--heads|--head|--threads|--pad-to|--max-memory|--precision|--width|--why|--steps|--blank|--tolerance|--relative-tolerance|--description|--lr)
+        --from|--json|--html|--svg|--npz|--target|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --checkpoint) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --seed|--d-model|--d-k|--d-v|--heads|--head|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--steps|--blank|--tolerance|--relative-tolerance|--description|--lr)
             return ;;
     esac
     local opts
@@ -33,7 +34,7 @@ _attn() {
         explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --max-memory --lowercase
                        --chars --scale-by --no-scale --softmax-over --arith --embeddings --weights --model --qkv --unknown --from
                        --precision --steps --layout --pause --quiet-text --color --width --ascii
-                       --json --format --svg --html --why --head --stats --threads --target --backward --lr --help" ;;
+                       --json --format --svg --html --npz --why --head --checkpoint --layer --stats --threads --target --backward --lr --help" ;;
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
                     --output --force --help" ;;
         worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --arith --blank --output

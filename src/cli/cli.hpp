@@ -91,6 +91,8 @@ struct ExplainOptions {
     std::string model;                    ///< a model file (embeddings and weights)
     std::string qkv;                      ///< a Q, K, V file: the walk-through starts from them
     std::string from;                     ///< a JSON dump to replay
+    std::string checkpoint;               ///< a GPT-2 checkpoint folder (docs/models.md)
+    std::optional<long long> layer;       ///< with --checkpoint: the layer, 1-based
     std::string unknown = "error";
     std::vector<std::string> why;  ///< cells to work out, e.g. "scores[is,book]"
     int head = 0;                  ///< show this head in full, the others in brief; 0: all in full
@@ -113,6 +115,7 @@ struct ExplainOptions {
     std::string target;                ///< a target file for the backward pass
     bool backward = false;             ///< add the loss and every gradient (needs target)
     std::optional<double> lr;          ///< with backward: one update W ← W − lr·dW
+    std::string npz;                   ///< a path for every step's matrix as numpy arrays
 };
 
 /// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.

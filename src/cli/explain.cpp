@@ -7,8 +7,10 @@
 #include "attn/core/backward.hpp"
 #include "attn/core/cell.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/gpt2.hpp"
 #include "attn/core/limits.hpp"
 #include "attn/core/parallel.hpp"
+#include "attn/io/checkpoint.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
@@ -53,8 +55,8 @@ std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
 // The output files of a run (stdout, "-", is not one).
 std::vector<OutputTarget> output_targets(const ExplainOptions& o) {
     std::vector<OutputTarget> targets;
-    for (const auto& [option, path] :
-         {std::pair{"--svg", &o.svg}, std::pair{"--html", &o.html}, std::pair{"--json", &o.json}}) {
+    for (const auto& [option, path] : {std::pair{"--svg", &o.svg}, std::pair{"--html", &o.html},
+                                       std::pair{"--json", &o.json}, std::pair{"--npz", &o.npz}}) {
         if (!path->empty() && *path != "-") {
             targets.push_back({option, *path});
         }
@@ -67,7 +69,11 @@ std::vector<InputTarget> inputs_of(const ExplainOptions& o) {
     if (!o.from.empty()) {
         return {{"--from", o.from}};
     }
-    return input_targets(to_spec(o));
+    auto inputs = input_targets(to_spec(o));
+    if (!o.target.empty()) {
+        inputs.push_back({"--target", o.target});
+    }
+    return inputs;
 }
 
 // --target, --backward and --lr go together, in the row layout.
@@ -96,6 +102,89 @@ void check_backward_options(const ExplainOptions& o, Layout layout) {
                     "--backward is written in the row layout (tokens are rows), expected it "
                     "without --layout col");
     }
+}
+
+// --checkpoint takes every number from the checkpoint: the first option given that would
+// change them, or that needs the toy model's input.
+std::optional<std::string> conflicts_with_checkpoint(const ExplainOptions& o) {
+    const std::vector<std::pair<bool, const char*>> given{
+        {o.seed.has_value(), "--seed"},
+        {o.d_model.has_value(), "--d-model"},
+        {o.heads.has_value(), "--heads"},
+        {o.d_k.has_value(), "--d-k"},
+        {o.d_v.has_value(), "--d-v"},
+        {o.mask.has_value(), "--mask"},
+        {o.positions.has_value(), "--positions"},
+        {o.pad_to.has_value(), "--pad-to"},
+        {o.lowercase, "--lowercase"},
+        {o.chars, "--chars"},
+        {o.no_scale, "--no-scale"},
+        {o.scale_by.has_value(), "--scale-by"},
+        {o.softmax_over != "rows", "--softmax-over"},
+        {o.arith != "exact", "--arith"},
+        {!o.embeddings.empty(), "--embeddings"},
+        {!o.weights.empty(), "--weights"},
+        {!o.model.empty(), "--model"},
+        {!o.qkv.empty(), "--qkv"},
+        {!o.from.empty(), "--from"},
+        {o.unknown != "error", "--unknown"},
+        {o.layout != "row", "--layout"},
+    };
+    for (const auto& [is_given, name] : given) {
+        if (is_given) {
+            return name;
+        }
+    }
+    return std::nullopt;
+}
+
+// A GPT-2 checkpoint's walk: its tokenizer, then explain_gpt2 over its mapped weights.
+Trace explain_checkpoint(const ExplainOptions& o) {
+    if (const auto other = conflicts_with_checkpoint(o)) {
+        throw Error(ErrorKind::usage,
+                    fmt::format("--checkpoint takes the tokenizer, the sizes and every number "
+                                "from the checkpoint, so it cannot be combined with {}, expected "
+                                "--checkpoint DIR with a sentence, --layer and --head (and "
+                                "display options)",
+                                *other));
+    }
+    if (o.words.empty()) {
+        throw Error(ErrorKind::usage,
+                    "--checkpoint needs a sentence to walk through, expected attn explain "
+                    "\"SENTENCE\" --checkpoint DIR");
+    }
+    const Gpt2Checkpoint ck = open_gpt2_checkpoint(o.checkpoint);
+    const auto& c = ck.config;
+    Gpt2Request request;
+    for (const auto& word : o.words) {
+        request.sentence += (request.sentence.empty() ? "" : " ") + word;
+    }
+    for (const auto& token : ck.bpe.tokenize(request.sentence, c.n_positions)) {
+        request.token_ids.push_back(token.id);
+        request.tokens.push_back(token.display);
+        request.token_texts.push_back(token.text);
+    }
+    const long long layer = o.layer.value_or(1);
+    if (layer < 1 || static_cast<unsigned long long>(layer) > c.n_layer) {
+        throw Error(ErrorKind::usage, Field::layer,
+                    fmt::format("{} {}: out of range, expected a layer from 1 to {} (the "
+                                "checkpoint has {} layers, h.0 to h.{})",
+                                subject, layer, c.n_layer, c.n_layer, c.n_layer - 1));
+    }
+    request.layer = static_cast<std::size_t>(layer - 1);
+    if (o.head != 0) {
+        if (o.head < 1 || static_cast<std::size_t>(o.head) > c.n_head) {
+            throw Error(ErrorKind::usage, Field::head,
+                        fmt::format("{} {}: out of range, expected a head from 1 to {} (the "
+                                    "checkpoint has {} heads per layer), or all",
+                                    subject, o.head, c.n_head, c.n_head));
+        }
+        request.head = static_cast<std::size_t>(o.head - 1);
+    }
+    request.source = o.checkpoint;
+    const CheckpointTensors tensors(ck.model);
+    request.prefix = tensors.prefix();
+    return explain_gpt2(request, c, tensors);
 }
 
 }  // namespace
@@ -136,30 +225,48 @@ int run_explain(const ExplainOptions& options, Io& io) {
     Stopwatch watch;
     const std::size_t max_memory =
         o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
-    const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
-    if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
-        check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
+    if (o.layer && o.checkpoint.empty()) {
+        throw Error(ErrorKind::usage,
+                    "--layer chooses a layer of a GPT-2 checkpoint, expected it with "
+                    "--checkpoint DIR");
     }
-    if (o.backward) {  // the gradients, and a second forward pass for the update's loss
-        const Config& c = loaded.config;
-        const std::size_t n = loaded.input.tokens.size();
-        const std::size_t forward = estimate_bytes(c, n);
-        const std::size_t backward = backward_bytes(c.d_model, c.n_heads, c.d_k, c.d_v, n);
-        if (forward + backward > max_memory) {
-            throw Error(
-                ErrorKind::usage, Field::max_memory,
-                fmt::format("the backward pass of this run needs about {} more than the "
-                            "{} of its forward pass, {} in all, more than {} {}\n  hint: "
-                            "use a shorter sentence, a smaller d_model or fewer heads",
-                            human_bytes(backward), human_bytes(forward),
-                            human_bytes(forward + backward), subject, human_bytes(max_memory)));
+    Trace computed;
+    if (!o.checkpoint.empty()) {
+        if (o.backward) {
+            throw Error(ErrorKind::usage,
+                        "--backward works on attn's own models (seeded, --model, --embeddings "
+                        "and --weights, --qkv), not yet on a GPT-2 checkpoint, expected "
+                        "--checkpoint without --backward");
         }
+        computed = explain_checkpoint(o);
+        watch.lap("read the checkpoint and compute");
+    } else {
+        const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
+        if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
+            check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
+        }
+        if (o.backward) {  // the gradients, and a second forward pass for the update's loss
+            const Config& c = loaded.config;
+            const std::size_t n = loaded.input.tokens.size();
+            const std::size_t forward = estimate_bytes(c, n);
+            const std::size_t backward = backward_bytes(c.d_model, c.n_heads, c.d_k, c.d_v, n);
+            if (forward + backward > max_memory) {
+                throw Error(
+                    ErrorKind::usage, Field::max_memory,
+                    fmt::format("the backward pass of this run needs about {} more than the "
+                                "{} of its forward pass, {} in all, more than {} {}\n  hint: "
+                                "use a shorter sentence, a smaller d_model or fewer heads",
+                                human_bytes(backward), human_bytes(forward),
+                                human_bytes(forward + backward), subject, human_bytes(max_memory)));
+            }
+        }
+        watch.lap(o.from.empty() ? "read input" : "read " + o.from);
+        computed = o.backward ? with_backward(explain(loaded.input, loaded.config),
+                                              read_target(o.target), o.target, o.lr)
+                              : explain(loaded.input, loaded.config);
+        watch.lap("compute");
     }
-    watch.lap(o.from.empty() ? "read input" : "read " + o.from);
-    const Trace trace = o.backward ? with_backward(explain(loaded.input, loaded.config),
-                                                   read_target(o.target), o.target, o.lr)
-                                   : explain(loaded.input, loaded.config);
-    watch.lap("compute");
+    const Trace& trace = computed;
     if (style.layout == Layout::col && trace.column_steps.empty()) {
         throw Error(ErrorKind::usage, Field::layout,
                     fmt::format("{} col is for one plain head, as in the by-hand exercises, "
@@ -204,6 +311,8 @@ int run_explain(const ExplainOptions& options, Io& io) {
                 counted(render_svg(trace));
             } else if (target.option == "--html") {
                 counted(render_html(trace, style));
+            } else if (target.option == "--npz") {
+                counted(render_npz(trace));
             } else {
                 render_json(trace, counted);
             }

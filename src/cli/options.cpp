@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -336,9 +337,21 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
     option(app, "--lr", o.lr, "η",
            "With --backward: one step of gradient descent, W ← W − η·dW, shown as steps, with "
            "the loss the new weights give (a number above 0)");
-    option(app, "--head", o.head, "N",
+    option(app, "--head", o.head, "N|all",
            "Show head N's steps in full and the other heads in brief (the JSON always "
-           "has every head)");
+           "has every head); all (the default): every head in full, or with --checkpoint "
+           "every head's weights side by side. Heads are counted from 1")
+        ->transform(CLI::Transformer(std::map<std::string, std::string>{{"all", "0"}}));
+    option(app, "--checkpoint", o.checkpoint, "DIR",
+           "Walk through a GPT-2 checkpoint folder as Hugging Face saves it "
+           "(model.safetensors, config.json, vocab.json + merges.txt or tokenizer.json): "
+           "its own tokenizer, embeddings and weights; see docs/models.md");
+    option(app, "--layer", o.layer, "L",
+           "With --checkpoint: the layer to walk through in full, counted from 1 (layer 1 is "
+           "the tensors h.0.*; default 1); the layers below are summarised");
+    option(app, "--npz", o.npz, "FILE",
+           "Write every step's matrix to FILE as a numpy .npz (numpy.load(FILE)), one array "
+           "per step, named by step id");
     app.footer(R"(Examples:
   attn explain "This is book"
   attn explain The cat sat on the mat --lowercase --mask causal
@@ -359,6 +372,8 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "This is a book" --embeddings my-vectors.json --unknown random
   attn explain --from trace.json --steps weights
   attn explain "This is book" --target data/targets/this-is-book.json --backward --lr 0.5
+  attn explain "He took the hat and examined it carefully" --checkpoint gpt2 --layer 6 --head 2
+  attn explain "He took the hat and examined it carefully" --checkpoint gpt2 --layer 6
   attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
 
 Output files are written all or nothing: each is prepared in a temporary file beside it, and

@@ -31,6 +31,18 @@ std::vector<std::size_t> breaks(std::size_t n_heads, std::size_t width) {
     return out;
 }
 
+// The number of a step moved `by` groups on: "3a" → "5a".
+std::string moved(const std::string& number, int by) {
+    std::size_t digits = 0;
+    while (digits < number.size() && number[digits] >= '0' && number[digits] <= '9') {
+        ++digits;
+    }
+    if (digits == 0) {
+        return number;
+    }
+    return std::to_string(std::stoi(number.substr(0, digits)) + by) + number.substr(digits);
+}
+
 // Builds the list; steps added after set_head(h) belong to head h (1-based; 0 = shared).
 class StepList {
   public:
@@ -64,6 +76,13 @@ class StepList {
         return steps_.back();
     }
     void set_head(std::size_t head) { head_ = head; }
+    [[nodiscard]] std::size_t size() const noexcept { return steps_.size(); }
+    // Moves the numbers of the steps from `first` on by `by` groups.
+    void move_numbers(std::size_t first, int by) {
+        for (std::size_t i = first; i < steps_.size(); ++i) {
+            steps_[i].number = moved(steps_[i].number, by);
+        }
+    }
     std::vector<Step> take() { return std::move(steps_); }
 
   private:
@@ -91,6 +110,139 @@ void to_columns(std::vector<Step>& steps) {
     }
 }
 
+// GPT-2's formulas (gpt2.hpp): the embeddings, LayerNorm, the residual stream.
+Formula equals(const Symbol& left) {
+    Formula f;
+    f.sym(left).op(Op::equals);
+    return f;
+}
+
+Symbol stream(std::size_t layer) {
+    return sym("H", std::to_string(layer));
+}
+
+// The GPT-2 steps before the heads: the embeddings, the layers below, the residual stream
+// entering the layer and ln_1, whose output is X.
+void gpt2_before(StepList& list, const Trace& t, const Gpt2Walk& g) {
+    const std::span<const std::string> tokens = t.tokens;
+    list.matrix(
+        "wte", "2a", StepOp::gpt2_wte, sym("E"),
+        equals(sym("E")).fn("wte").open(Bracket::index).word("token ids").close(Bracket::index), {},
+        g.wte, tokens, t.dim_labels);
+    list.matrix("wpe", "2b", StepOp::gpt2_wpe, sym("P"),
+                equals(sym("P"))
+                    .fn("wpe")
+                    .open(Bracket::index)
+                    .num("0")
+                    .op(Op::colon)
+                    .sym(sym("T"))
+                    .close(Bracket::index),
+                {}, g.wpe, tokens, t.dim_labels);
+    list.matrix("embeddings", "2c", StepOp::gpt2_embeddings, stream(0),
+                equals(stream(0)).sym(sym("E")).op(Op::plus).sym(sym("P")),
+                {shape_of(g.wte), shape_of(g.wpe)}, g.embeddings, tokens, t.dim_labels)
+        .joiner = Joiner::plus;
+    int group = 3;
+    if (g.layer > 0) {
+        list.matrix("layers_below", std::to_string(group++), StepOp::layer_changes, sym("Δ"),
+                    equals(sym("Δ")).word("the length of each change to a token's vector"), {},
+                    g.layer_changes, g.change_labels, tokens);
+    }
+    const Symbol h = stream(g.layer);
+    const std::string n = std::to_string(group);
+    Formula residual;
+    residual.sym(h);
+    if (g.layer > 0) {
+        residual.op(Op::equals).sym(stream(0));
+        for (std::size_t l = 0; l < g.layer; ++l) {
+            residual.op(Op::plus).sym(sym("Δ", std::to_string(l) + ".attn"));
+            residual.op(Op::plus).sym(sym("Δ", std::to_string(l) + ".mlp"));
+            if (l == 0 && g.layer > 2) {
+                residual.op(Op::plus).op(Op::ellipsis);
+                l = g.layer - 2;
+            }
+        }
+    }
+    list.matrix("residual", n + "a", StepOp::residual, h, residual, {}, g.residual, tokens,
+                t.dim_labels);
+    list.matrix("ln_1.mean", n + "b", StepOp::ln_mean, sym("μ"),
+                equals(sym("μ"))
+                    .fn("mean")
+                    .open(Bracket::call)
+                    .sym(h)
+                    .close(Bracket::call)
+                    .word("row by row"),
+                {shape_of(g.residual)}, g.ln_mean, tokens, g.mean_label);
+    list.matrix("ln_1.variance", n + "c", StepOp::ln_variance, sym("σ²"),
+                equals(sym("σ²"))
+                    .fn("mean")
+                    .open(Bracket::call)
+                    .fn("square")
+                    .open(Bracket::call)
+                    .sym(h)
+                    .op(Op::minus)
+                    .sym(sym("μ"))
+                    .close(Bracket::call)
+                    .close(Bracket::call)
+                    .word("row by row"),
+                {shape_of(g.residual)}, g.ln_variance, tokens, g.variance_label);
+    list.input("ln_1.weight", n + "d", StepOp::ln_gamma, sym("γ"), g.ln_gamma, t.bias_label,
+               t.dim_labels);
+    list.input("ln_1.bias", n + "e", StepOp::ln_beta, sym("β"), g.ln_beta, t.bias_label,
+               t.dim_labels);
+    list.matrix("ln_1", n + "f", StepOp::ln_output, sym("X"),
+                equals(sym("X"))
+                    .open(Bracket::group)
+                    .sym(h)
+                    .op(Op::minus)
+                    .sym(sym("μ"))
+                    .close(Bracket::group)
+                    .op(Op::divide)
+                    .open(Bracket::sqrt)
+                    .sym(sym("σ²"))
+                    .op(Op::plus)
+                    .sym(sym("ε"))
+                    .close(Bracket::sqrt)
+                    .op(Op::times)
+                    .sym(sym("γ"))
+                    .op(Op::plus)
+                    .sym(sym("β")),
+                {shape_of(g.residual), shape_of(g.ln_gamma)}, t.x, tokens, t.dim_labels);
+}
+
+// The GPT-2 steps after the heads: the residual stream, the MLP and the layer's output.
+void gpt2_after(StepList& list, const Trace& t, const Gpt2Walk& g, int group) {
+    const std::span<const std::string> tokens = t.tokens;
+    const Symbol h = stream(g.layer);
+    const Symbol h_attn = primed(h);
+    const std::string n = std::to_string(group);
+    list.matrix("residual_attn", n + "a", StepOp::residual_attn, h_attn,
+                equals(h_attn).sym(h).op(Op::plus).sym(sym("O")),
+                {shape_of(g.residual), shape_of(t.output)}, g.residual_attn, tokens, t.dim_labels)
+        .joiner = Joiner::plus;
+    list.matrix("mlp", n + "b", StepOp::mlp, sym("M"),
+                equals(sym("M"))
+                    .fn("c_proj")
+                    .open(Bracket::call)
+                    .fn("gelu")
+                    .open(Bracket::call)
+                    .fn("c_fc")
+                    .open(Bracket::call)
+                    .fn("ln_2")
+                    .open(Bracket::call)
+                    .sym(h_attn)
+                    .close(Bracket::call)
+                    .close(Bracket::call)
+                    .close(Bracket::call)
+                    .close(Bracket::call),
+                {shape_of(g.residual_attn)}, g.mlp, tokens, t.dim_labels);
+    const Symbol next = stream(g.layer + 1);
+    list.matrix("residual_mlp", n + "c", StepOp::residual_mlp, next,
+                equals(next).sym(h_attn).op(Op::plus).sym(sym("M")),
+                {shape_of(g.residual_attn), shape_of(g.mlp)}, g.residual_mlp, tokens, t.dim_labels)
+        .joiner = Joiner::plus;
+}
+
 }  // namespace
 
 std::vector<Step> build_steps(const Trace& t, bool columns) {
@@ -108,13 +260,26 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
     tok.op = StepOp::tokens;
     tok.symbol = sym("tokens");
     tok.formula = t.tokens_named ? formula::named_tokens() : formula::tokens(c.tokenizer.mode);
+    if (t.gpt2) {  // the checkpoint's own byte-level BPE
+        tok.formula = Formula{};
+        tok.formula.sym(sym("tokens"))
+            .op(Op::equals)
+            .fn("bpe")
+            .open(Bracket::call)
+            .sym(sym("sentence"))
+            .close(Bracket::call);
+    }
     tok.shape = {t.tokens.size(), 1};
     tok.kind = StepKind::tokens;
     tok.row_labels = tokens;
     list.add(std::move(tok));
 
     const bool positions = !t.positions.empty();
-    if (!t.qkv_given) {
+    std::size_t gpt2_steps = 0;  // the steps before the heads in a GPT-2 walk
+    if (t.gpt2) {
+        gpt2_before(list, t, *t.gpt2);
+        gpt2_steps = list.size();
+    } else if (!t.qkv_given) {
         list.matrix("embeddings", positions ? "2a" : "2", StepOp::embeddings, sym("X"),
                     formula::embeddings(), {}, t.x, tokens, t.dim_labels);
     }
@@ -267,6 +432,13 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
         list.matrix("output", std::to_string(next), StepOp::projected_output, sym("O"),
                     formula::projected_output(!t.b_o.empty()),
                     {shape_of(t.concat), shape_of(t.w_o)}, t.output, tokens, t.out_labels);
+    }
+    if (t.gpt2) {
+        // the heads' steps count on from the GPT-2 steps before them (the classic lesson's
+        // "3a" for W_Q is after its step 2, the embeddings)
+        const int by = t.gpt2->layer > 0 ? 2 : 1;
+        list.move_numbers(gpt2_steps, by);
+        gpt2_after(list, t, *t.gpt2, next + 1 + by);
     }
     auto steps = list.take();
     if (columns) {

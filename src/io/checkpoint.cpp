@@ -211,4 +211,78 @@ const safetensors::Tensor& gpt2_tensor(const safetensors::File& file, std::strin
                             shown(file.path()), shown(name), shown(other), hint));
 }
 
+namespace {
+
+safetensors::Shape shape_of(const std::vector<std::size_t>& shape) {
+    return {shape.begin(), shape.end()};
+}
+
+}  // namespace
+
+Matrix CheckpointTensors::matrix(const std::string& name, const std::vector<std::size_t>& shape,
+                                 std::string_view meaning) const {
+    return file_.matrix(gpt2_tensor(file_, name), shape_of(shape), meaning);
+}
+
+Matrix CheckpointTensors::rows(const std::string& name, const std::vector<std::size_t>& shape,
+                               std::string_view meaning,
+                               const std::vector<std::size_t>& ids) const {
+    return file_.rows(gpt2_tensor(file_, name), shape_of(shape), meaning, ids);
+}
+
+std::string CheckpointTensors::prefix() const {
+    return file_.find("wte.weight") == nullptr && file_.find("transformer.wte.weight") != nullptr
+               ? "transformer."
+               : "";
+}
+
+Gpt2Checkpoint open_gpt2_checkpoint(const std::string& folder) {
+    CheckpointFiles files = find_checkpoint(folder);
+    Gpt2Config config = read_gpt2_config(files.config);
+    Bpe bpe = read_tokenizer(files);
+    safetensors::File model(files.model);
+    // every tensor the walk may read, with its shape, before any number is read: a file that
+    // does not fit its config.json fails now, whatever layer is asked for
+    const std::size_t d = config.n_embd;
+    const std::size_t inner = config.n_inner;
+    struct Expected {
+        std::string name;
+        safetensors::Shape shape;
+        std::string_view meaning;
+    };
+    std::vector<Expected> expected = {
+        {"wte.weight", {config.vocab_size, d}, "vocab_size × n_embd"},
+        {"wpe.weight", {config.n_positions, d}, "n_positions × n_embd"}};
+    for (std::size_t l = 0; l < config.n_layer; ++l) {
+        const auto add = [&](std::string_view part, safetensors::Shape shape,
+                             std::string_view meaning) {
+            expected.push_back({gpt2_name(l, part), std::move(shape), meaning});
+        };
+        add("ln_1.weight", {d}, "n_embd");
+        add("ln_1.bias", {d}, "n_embd");
+        add("attn.c_attn.weight", {d, 3 * d}, "n_embd × 3·n_embd");
+        add("attn.c_attn.bias", {3 * d}, "3·n_embd");
+        add("attn.c_proj.weight", {d, d}, "n_embd × n_embd");
+        add("attn.c_proj.bias", {d}, "n_embd");
+        add("ln_2.weight", {d}, "n_embd");
+        add("ln_2.bias", {d}, "n_embd");
+        add("mlp.c_fc.weight", {d, inner}, "n_embd × n_inner");
+        add("mlp.c_fc.bias", {inner}, "n_inner");
+        add("mlp.c_proj.weight", {inner, d}, "n_inner × n_embd");
+        add("mlp.c_proj.bias", {d}, "n_embd");
+    }
+    for (const auto& e : expected) {
+        const auto& t = gpt2_tensor(model, e.name);
+        if (t.shape != e.shape) {
+            throw Error(ErrorKind::input,
+                        fmt::format("{}: tensor \"{}\" has shape {}, expected {} ({}, from {})",
+                                    shown(model.path()), shown(t.name),
+                                    safetensors::File::shape_text(t.shape),
+                                    safetensors::File::shape_text(e.shape), e.meaning,
+                                    shown(files.config)));
+        }
+    }
+    return {std::move(files), config, std::move(bpe), std::move(model)};
+}
+
 }  // namespace attn

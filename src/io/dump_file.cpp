@@ -25,6 +25,14 @@ Loaded read_dump(const std::string& path) {
                            version.text.empty() ? "that is not a whole number" : version.text,
                            json_schema_version));
     }
+    if (const Value* checkpoint = root.find("checkpoint")) {
+        // a GPT-2 checkpoint's walk is more than the steps a dump replays: it would be
+        // recomputed as another lesson, with other numbers
+        r.fail(*checkpoint, "checkpoint",
+               "the dump is of a GPT-2 checkpoint (attn explain --checkpoint), which --from "
+               "cannot replay, expected a dump of a lesson; run the --checkpoint command again "
+               "(the dump and --npz hold every number)");
+    }
     Loaded out;
     Config& c = out.config;
     const Value& config = r.require(root, "", "config", "the run's configuration");

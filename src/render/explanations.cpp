@@ -39,6 +39,14 @@ std::string learned(const Trace& t) {
 
 // W_Q, W_K, W_V: what the matrix turns an embedding into, and where it came from.
 std::string weights_of(const Trace& t, std::string_view into) {
+    if (t.gpt2) {
+        return fmt::format(
+            "A matrix that turns each token's vector X (ln_1's output) into {}. It is read "
+            "from the checkpoint (a trained model learned it): one block of n_embd = {} "
+            "columns of c_attn's weight, which holds W_Q, W_K and W_V side by side (GPT-2's "
+            "Conv1D layout, [in, out], so X · W with no transpose).",
+            into, t.config.d_model);
+    }
     return fmt::format("A matrix that turns an embedding into {}. {}", into, learned(t));
 }
 
@@ -285,13 +293,41 @@ std::string mask_text(const Trace& t, const Step& step) {
     return fmt::format("{} {} ({}).", what, convention, pytorch);
 }
 
+// A GPT-2 checkpoint's tokens: its own tokenizer, the leading space, the ids.
+std::string gpt2_tokens_text(const Trace& t) {
+    const auto& g = *t.gpt2;
+    std::string out = fmt::format(
+        "GPT-2's own tokenizer (byte-level BPE, from the checkpoint's vocabulary and merges) "
+        "cut the text into {} tokens; a token is a word, a piece of a word or punctuation. ",
+        t.tokens.size());
+    std::string example;
+    for (std::size_t i = 0; i < t.tokens.size(); ++i) {
+        if (g.token_texts[i].starts_with("\u0120")) {
+            example = fmt::format(
+                " Here token {} is {}: id {}, written {} in the vocabulary, a different token from "
+                "the same word without the space.",
+                i, t.tokens[i], g.token_ids[i], g.token_texts[i]);
+            break;
+        }
+    }
+    out +=
+        "␣ marks a space: GPT-2 keeps the space before a word as part of the word's token "
+        "(its vocabulary writes it Ġ)." +
+        example;
+    out +=
+        " Each token's id picks its row of the embedding table; the ids are in the JSON dump "
+        "(token_ids). The mask is causal: GPT-2 writes text one token at a time, so a token "
+        "may attend only to itself and the tokens before it.";
+    return out;
+}
+
 }  // namespace
 
 std::string explanation(const Trace& t, const Step& step) {
     const Axis axis{step.transposed};
     switch (step.op) {
         case StepOp::tokens:
-            return tokens_text(t);
+            return t.gpt2 ? gpt2_tokens_text(t) : tokens_text(t);
         case StepOp::embeddings:
             return fmt::format(
                 "Each token becomes a vector of d_model = {} numbers, looked up by its text: {} "
@@ -365,6 +401,54 @@ std::string explanation(const Trace& t, const Step& step) {
         case StepOp::gradient:
         case StepOp::update:
             return backward_explanation(t, step);
+        case StepOp::gpt2_wte:
+            return "Each token id picks its row of wte, the model's table of token embeddings "
+                   "(one row per token of the vocabulary). The same token gets the same row "
+                   "wherever it stands.";
+        case StepOp::gpt2_wpe:
+            return "Each position picks its row of wpe, the learned table of position "
+                   "embeddings: row i belongs to whatever token stands at position i (counted "
+                   "from 0). GPT-2 learns this table; it is not the sinusoidal one.";
+        case StepOp::gpt2_embeddings:
+            return "The token's row plus its position's row: the residual stream as it enters "
+                   "the first layer. Every layer reads this stream and adds its own changes to "
+                   "it; nothing in it is ever replaced.";
+        case StepOp::layer_changes:
+            return "Each layer below the one walked through, summarised: a row per part "
+                   "(attention, then the MLP) and a column per token, each cell the length "
+                   "‖Δ‖ of the vector that part added to that token's residual vector. The "
+                   "layers are computed in full; only their steps are not shown.";
+        case StepOp::residual:
+            return "The residual stream as it enters this layer: what the layers below have "
+                   "made of the embeddings, one row per token.";
+        case StepOp::ln_mean:
+            return "LayerNorm (ln_1) first takes each token's mean μ over its numbers: a "
+                   "number per token, so the normalisation works on each token alone.";
+        case StepOp::ln_variance:
+            return "Then each token's variance σ², the mean of the squared distances from μ "
+                   "(divided by the width, not the width − 1, as PyTorch's LayerNorm does).";
+        case StepOp::ln_gamma:
+            return "LayerNorm's learned scale γ, multiplied into each column after the "
+                   "normalisation.";
+        case StepOp::ln_beta:
+            return "LayerNorm's learned shift β, added to each column after the scale.";
+        case StepOp::ln_output:
+            return "Each token's vector with its mean taken away and divided by its standard "
+                   "deviation (ε, from config.json's layer_norm_epsilon, keeps the division "
+                   "safe), then scaled by γ and shifted by β. This is X, what every head of "
+                   "the layer projects; the residual stream itself is left as it was.";
+        case StepOp::residual_attn:
+            return "Attention's output is added to the residual stream (the residual "
+                   "connection): each token's vector keeps what it had and gains what the heads "
+                   "found.";
+        case StepOp::mlp:
+            return "The MLP, summarised: ln_2 normalises each token as ln_1 did, c_fc widens "
+                   "it to n_inner numbers, GPT-2's GELU (the tanh form) bends each number, and "
+                   "c_proj brings it back to the width of the stream. Each token is processed "
+                   "alone: the MLP moves no information between tokens.";
+        case StepOp::residual_mlp:
+            return "The MLP's change added to the stream: the output of this layer, which "
+                   "the next layer reads.";
     }
     return "";
 }

@@ -75,7 +75,7 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
             if (step.kind == StepKind::tokens || step.kind == StepKind::mask ||
                 !(base == "Q" || base == "K" || base == "V" || base == "scores" ||
                   base == "scaled_scores" || base == "masked_scores" || base == "weights" ||
-                  base == "output" || step.op >= StepOp::target)) {
+                  base == "output" || is_backward(step.op))) {
                 continue;
             }
             for (std::size_t r = 0; r < step.shape.rows; ++r) {

@@ -452,6 +452,34 @@ void render_json(const Trace& t, const Sink& sink) {
     j.string(t.sentence);
     j.key(",\n  ", "tokens");
     array(j, t.tokens);
+    if (t.gpt2) {
+        // a GPT-2 checkpoint: the tokenizer's ids and texts, and which layer and head
+        const auto& g = *t.gpt2;
+        j.key(",\n  ", "token_ids");
+        std::string ids = "[";
+        for (std::size_t i = 0; i < g.token_ids.size(); ++i) {
+            ids += fmt::format("{}{}", i == 0 ? "" : ", ", g.token_ids[i]);
+        }
+        j.raw(ids + "]");
+        j.key(",\n  ", "checkpoint");
+        j.raw("{\"path\": ");
+        j.string(g.source);
+        j.raw(
+            fmt::format(", \"n_layer\": {}, \"n_head\": {}, \"n_embd\": {}, \"n_positions\": "
+                        "{}, \"vocab_size\": {}, \"n_inner\": {}, \"layer\": {}, \"head\": ",
+                        g.config.n_layer, g.config.n_head, g.config.n_embd, g.config.n_positions,
+                        g.config.vocab_size, g.config.n_inner, g.layer + 1));
+        if (g.head) {
+            j.integer(*g.head + 1);
+        } else {
+            j.string("all");
+        }
+        j.raw(", \"tensors\": ");
+        j.string(g.prefix + gpt2_name(g.layer, "*"));
+        j.raw(", \"token_texts\": ");
+        array(j, g.token_texts);
+        j.raw("}");
+    }
     j.key(",\n  ", "steps");
     j.raw("[\n");
     const auto& steps = teaching_steps(t);

@@ -73,6 +73,19 @@ constexpr auto titles = std::to_array<std::string_view>({
     "Loss",                               // loss
     "Gradient",                           // gradient: backward_title
     "Updated weights",                    // update: backward_title
+    "Token embeddings",                        // gpt2_wte
+    "Position embeddings",                     // gpt2_wpe
+    "The residual stream at the start",        // gpt2_embeddings
+    "What the layers below did",               // layer_changes
+    "The residual stream entering the layer",  // residual
+    "LayerNorm: each token's mean",            // ln_mean
+    "LayerNorm: each token's variance",        // ln_variance
+    "LayerNorm's scale",                       // ln_gamma
+    "LayerNorm's shift",                       // ln_beta
+    "LayerNorm's output, what the heads see",  // ln_output
+    "The residual stream after attention",     // residual_attn
+    "The MLP's change, summarised",            // mlp
+    "The layer's output",                      // residual_mlp
 });
 static_assert(titles.size() == step_op_count);
 
@@ -130,11 +143,68 @@ std::string title(const Trace& t, const Step& step) {
     if (step.op == StepOp::mask) {
         return mask_title(t.config);
     }
-    if (step.op >= StepOp::target) {
+    if (is_backward(step.op)) {
         return backward_title(step);
     }
     const auto i = static_cast<std::size_t>(step.op);
     return std::string(i < titles.size() ? titles[i] : "");
+}
+
+std::string gpt2_tensor(const Trace& t, const Step& step) {
+    if (!t.gpt2) {
+        return "";
+    }
+    const auto& g = *t.gpt2;
+    const auto name = [&](std::string_view part) { return g.prefix + gpt2_name(g.layer, part); };
+    switch (step.op) {
+        case StepOp::gpt2_wte:
+            return g.prefix + "wte";
+        case StepOp::gpt2_wpe:
+            return g.prefix + "wpe";
+        case StepOp::ln_mean:
+        case StepOp::ln_variance:
+        case StepOp::ln_output:
+            return name("ln_1");
+        case StepOp::ln_gamma:
+            return name("ln_1.weight");
+        case StepOp::ln_beta:
+            return name("ln_1.bias");
+        case StepOp::w_q:
+        case StepOp::w_k:
+        case StepOp::w_v:
+        case StepOp::head_w_q:
+        case StepOp::head_w_k:
+        case StepOp::head_w_v:
+            return name("attn.c_attn.weight");
+        case StepOp::b_q:
+        case StepOp::b_k:
+        case StepOp::b_v:
+            return name("attn.c_attn.bias");
+        case StepOp::w_o:
+            return name("attn.c_proj.weight");
+        case StepOp::b_o:
+            return name("attn.c_proj.bias");
+        case StepOp::q:
+        case StepOp::k:
+        case StepOp::v:
+        case StepOp::scores:
+        case StepOp::scaled_scores:
+        case StepOp::mask:
+        case StepOp::masked_scores:
+        case StepOp::weights:
+        case StepOp::output:
+        case StepOp::concat:
+        case StepOp::projected_output:
+            return name("attn");
+        case StepOp::residual:
+        case StepOp::residual_attn:
+        case StepOp::residual_mlp:
+            return gpt2_name(g.layer, "").substr(0, gpt2_name(g.layer, "").size() - 1);
+        case StepOp::mlp:
+            return name("mlp");
+        default:
+            return "";
+    }
 }
 
 std::string heading(const Trace& t, const Step& step) {
@@ -142,8 +212,10 @@ std::string heading(const Trace& t, const Step& step) {
     if (step.kind == StepKind::tokens) {
         return fmt::format("{} · {}", step.number, title(t, step));
     }
-    return fmt::format("{} · {}{} {}", step.number, head, title(t, step),
-                       notation::symbol(step.symbol, notation::Style::unicode));
+    const std::string tensor = gpt2_tensor(t, step);
+    return fmt::format("{} · {}{} {}{}", step.number, head, title(t, step),
+                       notation::symbol(step.symbol, notation::Style::unicode),
+                       tensor.empty() ? "" : "  [" + tensor + "]");
 }
 
 std::vector<SummaryItem> summary(const Trace& t) {
@@ -170,6 +242,36 @@ std::vector<SummaryItem> summary(const Trace& t) {
             }
         }
         sentence = fmt::format("{} … ({} characters in all)", all.substr(0, cut), characters);
+    }
+    if (t.gpt2) {
+        // a GPT-2 checkpoint: its text, sizes, the layer and head, and where the numbers are
+        const auto& g = *t.gpt2;
+        std::string ids;
+        for (const auto id : g.token_ids) {
+            ids += (ids.empty() ? "" : " ") + std::to_string(id);
+        }
+        lines.push_back(
+            {"sentence",
+             fmt::format("\"{}\": {} {} of GPT-2's tokenizer (ids {})", sentence, t.tokens.size(),
+                         t.tokens.size() == 1 ? "token" : "tokens", ids),
+             {}});
+        lines.push_back(
+            {"model",
+             fmt::format("GPT-2 checkpoint {}: {} layers of {} heads, n_embd = {} (d_head = {}), "
+                         "context {} tokens",
+                         g.source, g.config.n_layer, g.config.n_head, g.config.n_embd, c.d_k,
+                         g.config.n_positions),
+             {}});
+        lines.push_back(
+            {"layer",
+             fmt::format("{} of {} (tensors {}{}.*); heads {}, counted from 1 as in the rest "
+                         "of attn",
+                         g.layer + 1, g.config.n_layer, g.prefix,
+                         gpt2_name(g.layer, "").substr(0, gpt2_name(g.layer, "").size() - 1),
+                         g.head ? fmt::format("{} shown in full, the others in brief", *g.head + 1)
+                                : fmt::format("all {}", g.config.n_head)),
+             {}});
+        return lines;
     }
     if (t.tokens_named) {
         lines.push_back({"tokens",

@@ -20,6 +20,10 @@ std::string explanation(const Trace& trace, const Step& step);
 /// "5 · Scores S" (with "Head 2 · " for a head's step), in Unicode.
 std::string heading(const Trace& trace, const Step& step);
 
+/// In a GPT-2 walk, the tensor a step comes from or belongs to, as the checkpoint names it
+/// ("h.5.attn.c_attn.weight", "h.5.attn"); "" otherwise.
+std::string gpt2_tensor(const Trace& trace, const Step& step);
+
 /// Sentences for one step that quote its numbers: `before` goes under the explanation,
 /// `after` under the matrix.
 struct Notes {

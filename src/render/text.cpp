@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
 #include "lesson.hpp"
 #include "matrix_text.hpp"
@@ -101,6 +102,74 @@ void print_summary(Writer& w, const Trace& trace) {
     }
 }
 
+// A GPT-2 walk without --head: every head's weights side by side, compactly: for each query
+// token (a row) and each head (a column), the key it attends to most and that weight.
+void print_heads_side_by_side(Writer& w, const Trace& trace) {
+    const auto& g = *trace.gpt2;
+    const auto& tokens = trace.tokens;
+    w.line();
+    w.line(w.paint(toolkit::heading_rule(
+                       w.text(fmt::format("Every head of layer {} [{}{}], side by side",
+                                          g.layer + 1, g.prefix, gpt2_name(g.layer, "attn"))),
+                       w.style().width, w.style().unicode),
+                   "1"));
+    w.paragraph(w.text(fmt::format(
+        "For each token (a row) and each of the {} heads (a column): the token it attends to "
+        "most, and that weight (ties go to the earlier token). --head N walks through head N "
+        "step by step; the JSON dump and --steps have every head's steps.",
+        trace.heads.size())));
+    std::size_t label_width = 0;
+    for (const auto& t : tokens) {
+        label_width = std::max(label_width, utf8::display_width(toolkit::terminal(t)));
+    }
+    // each cell: the token, padded to the longest, and the weight as 0.00
+    const std::size_t cell = std::min<std::size_t>(label_width, 12) + 6;
+    const std::size_t usable =
+        w.style().width > label_width + 3 ? w.style().width - label_width - 3 : cell;
+    const std::size_t per_line = std::max<std::size_t>(1, usable / (cell + 1));
+    const auto clip = [](const std::string& text, std::size_t width) {
+        std::string out;
+        std::size_t used = 0;
+        for (std::size_t i = 0; i < text.size();) {
+            const std::size_t length = utf8::grapheme_length(std::string_view(text).substr(i));
+            const std::size_t shown = utf8::display_width(std::string_view(text).substr(i, length));
+            if (used + shown > width) {
+                break;
+            }
+            out += text.substr(i, length);
+            used += shown;
+            i += length;
+        }
+        return out;
+    };
+    for (std::size_t first = 0; first < trace.heads.size(); first += per_line) {
+        const std::size_t last = std::min(trace.heads.size(), first + per_line);
+        w.line();
+        std::string header = toolkit::pad_right("", label_width) + " │";
+        for (std::size_t h = first; h < last; ++h) {
+            header += " " + toolkit::pad_left(fmt::format("head {}", h + 1), cell);
+        }
+        w.line(w.text(header));
+        for (std::size_t r = 0; r < tokens.size(); ++r) {
+            std::string row = toolkit::pad_right(toolkit::terminal(tokens[r]), label_width) + " │";
+            for (std::size_t h = first; h < last; ++h) {
+                const Matrix& a = trace.heads[h].attention;
+                std::size_t best = 0;
+                for (std::size_t c = 1; c < a.cols(); ++c) {
+                    if (a(r, c) > a(r, best)) {
+                        best = c;
+                    }
+                }
+                const std::string name = clip(toolkit::terminal(tokens[best]), cell - 6);
+                row += " " +
+                       toolkit::pad_left(
+                           fmt::format("{} {}", name, format_number(a(r, best), 2, false)), cell);
+            }
+            w.line(w.text(row));
+        }
+    }
+}
+
 }  // namespace
 
 std::string render_summary(const Trace& trace, const TextStyle& style) {
@@ -127,6 +196,14 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
         // --head N: the other heads in brief, their attention weights only
         const bool brief = style.head > 0 && step->head > 0 && step->head != style.head;
         if (brief && step->op != StepOp::weights) {
+            continue;
+        }
+        if (trace.gpt2 && style.head == 0 && style.steps.empty() && step->head > 0) {
+            // a checkpoint's heads without --head: side by side before the concatenation
+            if (step->head == trace.heads.size() && step->op == StepOp::output) {
+                print_heads_side_by_side(w, trace);
+                pages.push_back({w.text("Every head, side by side"), w.take()});
+            }
             continue;
         }
         w.line();

@@ -122,7 +122,7 @@ class Why {
                 terms.push_back(num(t_.b_o(0, j)) + " (the bias b_O)");
             }
             sum(terms, value);
-        } else if (step.op >= StepOp::target) {
+        } else if (is_backward(step.op)) {
             gradient(step, head, i, j, value);
         } else if (base == "with_positions") {
             line(fmt::format("X′[{}, {}] = X[{}, {}] + P[{}, {}] = {} + {} = {}.", row, col, row,

@@ -3,6 +3,8 @@
 
     /usr/bin/python3 tests/reference/make_gpt2_reference.py OUT_DIR [--cases NAME,...]
     /usr/bin/python3 tests/reference/make_gpt2_reference.py --self-test
+    /usr/bin/python3 tests/reference/make_gpt2_reference.py --large OUT_DIR
+      (GPT-2 small's sizes, 124M parameters, random F32 weights, for bench/gpt2.py)
     /usr/bin/python3 tests/reference/make_gpt2_reference.py --compare DIR_A DIR_B
       (the cases of DIR_A, e.g. the committed tests/reference/gpt2, against DIR_B's)
 
@@ -214,18 +216,26 @@ def forward(w, ids, n_head, n_layer):
     layers = []
     for l in range(n_layer):
         p = lambda name: f[f"h.{l}.{name}"]
-        r = {"ln_1": layer_norm(x, p("ln_1.weight"), p("ln_1.bias"))}
+        mean = x.mean(dim=-1, keepdim=True)
+        r = {"residual": x, "ln_1_mean": mean,
+             "ln_1_variance": ((x - mean) ** 2).mean(dim=-1, keepdim=True),
+             "ln_1_weight": p("ln_1.weight"), "ln_1_bias": p("ln_1.bias"),
+             "c_attn_weight": p("attn.c_attn.weight"), "c_attn_bias": p("attn.c_attn.bias"),
+             "c_proj_weight": p("attn.c_proj.weight"), "c_proj_bias": p("attn.c_proj.bias"),
+             "ln_1": layer_norm(x, p("ln_1.weight"), p("ln_1.bias"))}
         r["c_attn"] = r["ln_1"] @ p("attn.c_attn.weight") + p("attn.c_attn.bias")
         q, k, v = r["c_attn"].split(x.shape[1], dim=1)
         mask, r["heads"] = attention(q, k, v, n_head)
         r["concat"] = torch.cat([h["output"] for h in r["heads"]], dim=1)
         r["attn_c_proj"] = r["concat"] @ p("attn.c_proj.weight") + p("attn.c_proj.bias")
+        r["attn_change"] = r["attn_c_proj"].norm(dim=1)  # ‖Δ‖ of each token's vector
         x = x + r["attn_c_proj"]
         r["residual_attn"] = x
         r["ln_2"] = layer_norm(x, p("ln_2.weight"), p("ln_2.bias"))
         r["c_fc"] = r["ln_2"] @ p("mlp.c_fc.weight") + p("mlp.c_fc.bias")
         r["gelu"] = gelu_new(r["c_fc"])
         r["mlp_c_proj"] = r["gelu"] @ p("mlp.c_proj.weight") + p("mlp.c_proj.bias")
+        r["mlp_change"] = r["mlp_c_proj"].norm(dim=1)
         x = x + r["mlp_c_proj"]
         r["residual_mlp"] = x
         layers.append(r)
@@ -407,7 +417,55 @@ def compare(dir_a, dir_b):
     return failed if compared else 1
 
 
+def make_large(out_dir, n_embd=768, n_head=12, n_layer=12, n_ctx=1024, vocab_size=50257):
+    """A GPT-2-shaped checkpoint of GPT-2 small's sizes (124M parameters, F32, ~500 MB) with
+    random weights, for bench/gpt2.py: written one tensor at a time (numpy only, no forward
+    pass), with the small vocabulary of the test cases (its ids are below vocab_size)."""
+    vocab, merges = make_vocabulary()
+    rng = np.random.RandomState(7)
+    shapes = {"wte.weight": (vocab_size, n_embd), "wpe.weight": (n_ctx, n_embd),
+              "ln_f.weight": (n_embd,), "ln_f.bias": (n_embd,)}
+    for l in range(n_layer):
+        h = f"h.{l}."
+        shapes.update({h + "ln_1.weight": (n_embd,), h + "ln_1.bias": (n_embd,),
+                       h + "attn.c_attn.weight": (n_embd, 3 * n_embd),
+                       h + "attn.c_attn.bias": (3 * n_embd,),
+                       h + "attn.c_proj.weight": (n_embd, n_embd), h + "attn.c_proj.bias": (n_embd,),
+                       h + "ln_2.weight": (n_embd,), h + "ln_2.bias": (n_embd,),
+                       h + "mlp.c_fc.weight": (n_embd, 4 * n_embd), h + "mlp.c_fc.bias": (4 * n_embd,),
+                       h + "mlp.c_proj.weight": (4 * n_embd, n_embd), h + "mlp.c_proj.bias": (n_embd,)})
+    header, offset = {"__metadata__": {"format": "pt"}}, 0
+    for name in sorted(shapes):
+        size = int(np.prod(shapes[name])) * 4
+        header[name] = {"dtype": "F32", "shape": list(shapes[name]),
+                        "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "model.safetensors", "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for name in sorted(shapes):
+            values = rng.normal(0.0, 0.02, size=shapes[name])  # GPT-2's initialisation
+            if name.endswith(("ln_1.weight", "ln_2.weight", "ln_f.weight")):
+                values += 1.0
+            f.write(values.astype("<f4").tobytes())
+    config = {"activation_function": "gelu_new", "layer_norm_epsilon": LN_EPS,
+              "model_type": "gpt2", "n_ctx": n_ctx, "n_embd": n_embd, "n_head": n_head,
+              "n_inner": None, "n_layer": n_layer, "n_positions": n_ctx,
+              "vocab_size": vocab_size}
+    (folder / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    (folder / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False) + "\n")
+    (folder / "merges.txt").write_text(
+        "#version: 0.2\n" + "".join(f"{a} {b}\n" for a, b in merges), encoding="utf-8")
+
+
 def main(argv):
+    if argv[1:2] == ["--large"] and len(argv) == 3:
+        make_large(argv[2])
+        print(f"wrote a 124M-parameter GPT-2-shaped checkpoint to {argv[2]}")
+        return 0
     if argv[1:2] == ["--self-test"]:
         return 1 if self_test() else 0
     if argv[1:2] == ["--compare"] and len(argv) == 4:

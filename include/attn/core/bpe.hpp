@@ -67,15 +67,15 @@ class Bpe {
     Bpe(const std::vector<std::pair<std::string, std::uint32_t>>& vocabulary,
         const std::vector<BpeMerge>& merges);
 
-    /// The ids of `text`, which must be valid UTF-8. More than `max_tokens` tokens (the
+    /// The ids of `text`, which must be valid UTF-8. More than `token_limit` tokens (the
     /// model's context, n_ctx) is an error (attn::Error, input) saying how many there are
     /// and where the first token past the limit starts.
     [[nodiscard]] std::vector<std::uint32_t> encode(std::string_view text,
-                                                    std::size_t max_tokens = no_limit) const;
+                                                    std::size_t token_limit = no_limit) const;
     /// The tokens of `text` with their text, bytes, display form and offsets; the same ids
     /// and errors as encode().
     [[nodiscard]] std::vector<BpeToken> tokenize(std::string_view text,
-                                                 std::size_t max_tokens = no_limit) const;
+                                                 std::size_t token_limit = no_limit) const;
 
     /// The vocabulary's text for `id` ("Ġcat"); throws attn::Error (input) for an unknown id.
     [[nodiscard]] const std::string& token_text(std::uint32_t id) const;

@@ -13,6 +13,7 @@
 
 #include "attn/core/backward.hpp"
 #include "attn/core/formula.hpp"
+#include "attn/core/gpt2.hpp"
 #include "attn/core/matrix.hpp"
 #include "attn/core/model.hpp"
 #include "attn/core/weights_rule.hpp"
@@ -105,12 +106,31 @@ enum class StepOp {
     target,    ///< Y, the output each token should have
     loss,      ///< L = mean((O − Y)²), a 1×1 matrix
     gradient,  ///< one gradient: "grad.W_Q", "head1.grad.scores", ... (the id says which)
-    update,    ///< W ← W − η·dW: "update.W_Q", ...; the last: tables indexed by StepOp have
-               ///< step_op_count rows
+    update,    ///< W ← W − η·dW: "update.W_Q", ...
+    // a GPT-2 checkpoint's walk (gpt2.hpp)
+    gpt2_wte,         ///< the wte row of each token id
+    gpt2_wpe,         ///< the wpe row of each position
+    gpt2_embeddings,  ///< wte + wpe: the residual stream entering layer 0
+    layer_changes,    ///< how much each layer below changed each token's residual vector
+    residual,         ///< the residual stream entering the layer walked through
+    ln_mean,          ///< LayerNorm: each token's mean
+    ln_variance,      ///< LayerNorm: each token's variance
+    ln_gamma,         ///< LayerNorm's weight γ
+    ln_beta,          ///< LayerNorm's bias β
+    ln_output,        ///< LayerNorm's output: what the heads project
+    residual_attn,    ///< the residual stream plus attention's output
+    mlp,              ///< the MLP's change to the residual stream
+    residual_mlp,     ///< the layer's output: the residual stream plus the MLP's change; the
+                      ///< last: tables indexed by StepOp have step_op_count rows
 };
 
 /// How many ops there are.
-inline constexpr std::size_t step_op_count = static_cast<std::size_t>(StepOp::update) + 1;
+inline constexpr std::size_t step_op_count = static_cast<std::size_t>(StepOp::residual_mlp) + 1;
+
+/// Whether `op` is a step of the backward pass (the loss, a gradient, an update).
+constexpr bool is_backward(StepOp op) noexcept {
+    return op >= StepOp::target && op <= StepOp::update;
+}
 
 /// How the operands of a step are joined in its shape line.
 enum class Joiner {
@@ -208,6 +228,8 @@ struct TraceNumbers {
     /// The loss against a target and every gradient (--target FILE --backward); absent
     /// without. Its steps follow the forward ones, in the row layout only.
     std::optional<Backward> backward;
+    /// A GPT-2 checkpoint's walk: the steps before and after the heads (explain_gpt2).
+    std::optional<Gpt2Walk> gpt2;
 };
 
 /// A walk-through: its numbers and its steps, which point into them.

@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "attn/core/bpe.hpp"
+#include "attn/core/gpt2.hpp"
 #include "attn/io/safetensors.hpp"
 
 namespace attn {
@@ -31,17 +32,6 @@ inline constexpr std::size_t max_gpt2_positions = 8192;
 inline constexpr std::size_t max_gpt2_vocabulary = std::size_t{max_token_id} + 1;
 /// The MLP's width (n_inner) may be up to 4 × the largest n_embd.
 inline constexpr std::size_t max_gpt2_inner = 4 * max_gpt2_embd;
-
-/// The sizes of a GPT-2 model, from its config.json.
-struct Gpt2Config {
-    std::size_t n_embd = 0;       ///< the width of the residual stream (d_model)
-    std::size_t n_head = 0;       ///< heads per layer; d_head = n_embd / n_head
-    std::size_t n_layer = 0;      ///< transformer blocks
-    std::size_t n_positions = 0;  ///< the context: rows of wpe, the most tokens of a text
-    std::size_t vocab_size = 0;   ///< rows of wte
-    std::size_t n_inner = 0;      ///< the MLP's width: n_inner, or 4 · n_embd when null
-    double layer_norm_epsilon = 1e-5;
-};
 
 /// Reads a Hugging Face GPT-2 config.json: n_embd, n_head, n_layer, n_positions (or the
 /// older n_ctx), vocab_size, layer_norm_epsilon (default 1e-5) and n_inner (default null).
@@ -81,5 +71,37 @@ Bpe read_tokenizer(const CheckpointFiles& files);
 /// given, then with the prefix added or removed. Throws attn::Error (input) naming both
 /// names and the nearest ones when neither is there.
 const safetensors::Tensor& gpt2_tensor(const safetensors::File& file, std::string_view name);
+
+/// The weights of a GPT-2 checkpoint for explain_gpt2 (core): each tensor found with or
+/// without the prefix, its shape checked, converted to double when asked for, straight from
+/// the mapping.
+class CheckpointTensors final : public Gpt2Tensors {
+  public:
+    explicit CheckpointTensors(const safetensors::File& file) : file_(file) {}
+    [[nodiscard]] Matrix matrix(const std::string& name, const std::vector<std::size_t>& shape,
+                                std::string_view meaning) const override;
+    [[nodiscard]] Matrix rows(const std::string& name, const std::vector<std::size_t>& shape,
+                              std::string_view meaning,
+                              const std::vector<std::size_t>& ids) const override;
+    /// "transformer." when the file's tensor names have the prefix, else "".
+    [[nodiscard]] std::string prefix() const;
+
+  private:
+    const safetensors::File& file_;
+};
+
+/// A GPT-2 checkpoint folder, opened: its files, sizes, tokenizer and mapped weights.
+struct Gpt2Checkpoint {
+    CheckpointFiles files;
+    Gpt2Config config;
+    Bpe bpe;
+    safetensors::File model;
+};
+
+/// Opens a checkpoint folder: finds its files, reads config.json and the tokenizer, maps
+/// model.safetensors and checks that wte, wpe and every layer's tensors are there with the
+/// shapes config.json gives (from the header alone: no weight is read). Throws attn::Error
+/// (input) naming the file and what was found and expected.
+Gpt2Checkpoint open_gpt2_checkpoint(const std::string& folder);
 
 }  // namespace attn

@@ -53,6 +53,11 @@ std::string render_latex(const Trace& trace, const TextStyle& style);
 /// explanations, hover and focus interaction, the worked arithmetic of each cell; no network.
 std::string render_html(const Trace& trace, const TextStyle& style);
 
+/// Every step's matrix as numpy arrays in one .npz (a stored zip of .npy files), named by step
+/// id: doubles ('<f8'), the mask as booleans, and for a GPT-2 checkpoint token_ids ('<i8').
+/// Throws attn::Error (usage) past the zip format's limits without zip64 (4 GiB, 65535 files).
+std::string render_npz(const Trace& trace);
+
 /// The attention weights as a standalone SVG heatmap (--svg), one panel per head.
 std::string render_svg(const Trace& trace);
 
