@@ -81,7 +81,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
     Stopwatch watch;
     const std::size_t max_memory =
         o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
-    const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
+    const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from, max_memory);
     if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
         check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
     }
@@ -120,20 +120,23 @@ int run_explain(const ExplainOptions& options, Io& io) {
 
     if (!o.svg.empty() && o.svg != "-") {
         AtomicFile file(o.svg);
-        file.write(render_svg(trace));
+        render_svg(trace, [&file](std::string_view piece) { file.write(piece); });
         file.commit();
         watch.lap("write " + o.svg, file.bytes());
     }
     if (!o.html.empty() && o.html != "-") {
         AtomicFile file(o.html);
-        file.write(render_html(trace, style));
+        render_html(trace, style, [&file](std::string_view piece) { file.write(piece); });
         file.commit();
         watch.lap("write " + o.html, file.bytes());
     }
+    const Sink to_stdout = [&io](std::string_view piece) {
+        io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    };
     if (o.html == "-") {
-        io.out << render_html(trace, style);
+        render_html(trace, style, to_stdout);
     } else if (o.svg == "-") {
-        io.out << render_svg(trace);
+        render_svg(trace, to_stdout);
     } else if (o.json == "-") {
         std::size_t bytes = 0;
         render_json(trace, [&io, &bytes](std::string_view piece) {

@@ -2,6 +2,7 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -374,9 +375,9 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
 InputFiles read_input_files(const InputSpec& spec) {
     InputFiles files;
     // each file the spec names, read by its reader
-    const auto read = [](const std::optional<std::string>& path, auto& into, auto reader) {
+    const auto read = [&spec](const std::optional<std::string>& path, auto& into, auto reader) {
         if (path) {
-            into = reader(*path);
+            into = reader(*path, spec.max_memory);  // its text and values within --max-memory
         }
     };
     read(spec.model_path, files.model, read_model);
