@@ -86,8 +86,8 @@ class Spellings {
     /// table of thousands of long spellings alike in length and letters reaches the bound.
     [[nodiscard]] std::vector<std::string> nearest(const std::string& word) const;
 
-    /// The most steps of the edit distance one word may take (a few milliseconds).
-    static constexpr std::size_t max_cells = 1U << 20U;
+    /// The most steps of the edit distance one word may take (under half a millisecond).
+    static constexpr std::size_t max_cells = 1U << 16U;
 
   private:
     struct Entry {
