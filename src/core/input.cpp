@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 
 #include "attn/core/tokenizer.hpp"
 #include "attn/core/utf8.hpp"
@@ -96,7 +97,7 @@ std::vector<std::string> nearest(const std::string& word, const std::vector<std:
     return Spellings(known).nearest(word);
 }
 
-Spellings::Spellings(const std::vector<std::string>& known) : known_(known) {
+Spellings::Spellings(std::vector<std::string> known) : known_(std::move(known)) {
     for (std::size_t i = 0; i < known_.size(); ++i) {
         auto folded = code_points(fold_case(known_[i]));
         const std::size_t n = folded.size();

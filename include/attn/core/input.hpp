@@ -79,7 +79,7 @@ std::vector<std::string> nearest(const std::string& word, const std::vector<std:
 ///     for (const auto& w : missing) { hints.push_back(table.nearest(w)); }
 class Spellings {
   public:
-    explicit Spellings(const std::vector<std::string>& known);
+    explicit Spellings(std::vector<std::string> known);
 
     /// The same answer as nearest(word, known), except that the work for one word is bounded
     /// (max_cells steps of the edit distance): past that, the nearest found so far. Only a
