@@ -84,8 +84,9 @@ void flush_stdout(Io& io, std::string_view what_else) {
 
 std::string message_of(const Error& error) {
     const auto flag = flag_of(error.field());
-    // a usage error is about what was typed: name the flag; anything else keeps its name
-    if (error.kind() == ErrorKind::usage && !flag.empty()) {
+    // a usage error is about what was typed: name the flag; so is an input file too large for
+    // --max-memory (the option that raises the limit); anything else keeps its name
+    if ((error.kind() == ErrorKind::usage || error.field() == Field::max_memory) && !flag.empty()) {
         return error.message(flag);
     }
     return error.what();

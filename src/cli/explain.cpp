@@ -241,7 +241,8 @@ int run_explain(const ExplainOptions& options, Io& io) {
         computed = explain_checkpoint(o);
         watch.lap("read the checkpoint and compute");
     } else {
-        const Loaded loaded = o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from);
+        const Loaded loaded =
+            o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from, max_memory);
         if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
             check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
         }
@@ -308,9 +309,9 @@ int run_explain(const ExplainOptions& options, Io& io) {
                 bytes += piece.size();
             };
             if (target.option == "--svg") {
-                counted(render_svg(trace));
+                render_svg(trace, counted);
             } else if (target.option == "--html") {
-                counted(render_html(trace, style));
+                render_html(trace, style, counted);
             } else if (target.option == "--npz") {
                 counted(render_npz(trace));
             } else {
@@ -320,10 +321,13 @@ int run_explain(const ExplainOptions& options, Io& io) {
         });
     }
     const auto print = [&] {
+        const Sink to_stdout = [&io](std::string_view piece) {
+            io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+        };
         if (o.html == "-") {
-            io.out << render_html(trace, style);
+            render_html(trace, style, to_stdout);
         } else if (o.svg == "-") {
-            io.out << render_svg(trace);
+            render_svg(trace, to_stdout);
         } else if (o.json == "-") {
             std::size_t bytes = 0;
             render_json(trace, [&io, &bytes](std::string_view piece) {

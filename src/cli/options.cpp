@@ -272,8 +272,8 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "Tokens missing from --embeddings/--model: error (default) "
            "or random (seed them, and say so)");
     option(app, "--max-memory", o.max_memory, "SIZE",
-           "Refuse runs whose matrices would need more memory than this (default 4G; "
-           "K, M, G suffixes)");
+           "The most memory the run may take: input files and matrices that would need more "
+           "are refused (default 4G; K, M, G suffixes)");
     path_option(app, "--from", o.from, "FILE",
                 "Replay a JSON dump written by --json: the same walk-through, byte for byte "
                 "(display options only)");

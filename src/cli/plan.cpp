@@ -2,6 +2,7 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -31,12 +32,15 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
     if (found.missing.empty()) {
         return std::move(found.x);
     }
+    // each missing token once, in the order of the sentence, with its positions
     std::vector<std::string> missing_tokens;
+    std::unordered_map<std::string, std::vector<std::string>> positions_of;
     for (std::size_t t : found.missing) {
-        if (std::find(missing_tokens.begin(), missing_tokens.end(), tokens[t]) ==
-            missing_tokens.end()) {
+        auto& positions = positions_of[tokens[t]];
+        if (positions.empty()) {
             missing_tokens.push_back(tokens[t]);
         }
+        positions.push_back(std::to_string(t));
     }
     if (unknown == UnknownTokens::random) {
         const Matrix seeded = seeded_embeddings(tokens, table.vectors.cols(), seed);
@@ -49,14 +53,10 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
     }
     std::string lines;
     bool case_only = false;
+    const Spellings spellings(table.tokens);  // indexed once for all the missing tokens
     for (const auto& token : missing_tokens) {
-        std::vector<std::string> positions;
-        for (std::size_t t : found.missing) {
-            if (tokens[t] == token) {
-                positions.push_back(std::to_string(t));
-            }
-        }
-        const auto near = nearest(token, table.tokens);
+        const auto& positions = positions_of.at(token);
+        const auto near = spellings.nearest(token);
         std::vector<std::string> quoted;
         quoted.reserve(near.size());
         for (const auto& n : near) {
@@ -379,9 +379,9 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
 InputFiles read_input_files(const InputSpec& spec) {
     InputFiles files;
     // each file the spec names, read by its reader
-    const auto read = [](const std::optional<std::string>& path, auto& into, auto reader) {
+    const auto read = [&spec](const std::optional<std::string>& path, auto& into, auto reader) {
         if (path) {
-            into = reader(*path);
+            into = reader(*path, spec.max_memory);  // its text and values within --max-memory
         }
     };
     read(spec.model_path, files.model, read_model);

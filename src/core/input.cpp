@@ -2,7 +2,10 @@
 #include "attn/core/input.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <unordered_map>
+#include <utility>
 
 #include "attn/core/tokenizer.hpp"
 #include "attn/core/utf8.hpp"
@@ -10,21 +13,43 @@
 namespace attn {
 namespace {
 
-std::size_t edit_distance(const std::u32string& a, const std::u32string& b) {
-    std::vector<std::size_t> prev(b.size() + 1);
-    std::vector<std::size_t> cur(b.size() + 1);
+// The edit distance of `a` and `b` (insertions, deletions, substitutions of characters) if it
+// is at most `limit`, else limit + 1. Only the cells within `limit` of the diagonal can hold
+// such a distance, and once a whole row is past `limit` the answer is known; `cells` counts
+// the cells computed.
+// `prev` and `cur` are two rows of work space, kept from call to call.
+std::size_t bounded_distance(const std::u32string& a, const std::u32string& b, std::size_t limit,
+                             std::size_t& cells, std::vector<std::size_t>& prev,
+                             std::vector<std::size_t>& cur) {
+    const std::size_t far = limit + 1;
+    if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) {
+        return far;
+    }
+    prev.resize(b.size() + 1);
+    cur.resize(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) {
-        prev[j] = j;
+        prev[j] = std::min(j, far);
     }
     for (std::size_t i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t lo = i > limit ? i - limit : 1;
+        const std::size_t hi = std::min(b.size(), i + limit);
+        cur[lo - 1] = lo == 1 ? std::min(i, far) : far;
+        std::size_t row_least = cur[lo - 1];
+        for (std::size_t j = lo; j <= hi; ++j) {
             cur[j] = std::min(
-                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U)});
+                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U), far});
+            row_least = std::min(row_least, cur[j]);
+        }
+        if (hi < b.size()) {
+            cur[hi + 1] = far;  // outside the band: the next row reads it as too far
+        }
+        cells += hi + 1 - lo;
+        if (row_least > limit) {
+            return far;
         }
         std::swap(prev, cur);
     }
-    return prev[b.size()];
+    return std::min(prev[b.size()], far);
 }
 
 std::u32string code_points(std::string_view s) {
@@ -36,6 +61,15 @@ std::u32string code_points(std::string_view s) {
         i += d ? d->length : 1;
     }
     return out;
+}
+
+// A bit for each character `s` holds, the characters hashed to 64 bits.
+std::uint64_t signature(const std::u32string& s) noexcept {
+    std::uint64_t bits = 0;
+    for (const char32_t c : s) {
+        bits |= std::uint64_t{1} << ((static_cast<std::uint32_t>(c) * 0x9E3779B1U) >> 26U);
+    }
+    return bits;
 }
 
 }  // namespace
@@ -60,20 +94,74 @@ LookUp look_up(const EmbeddingTable& table, const std::vector<std::string>& toke
 }
 
 std::vector<std::string> nearest(const std::string& word, const std::vector<std::string>& known) {
+    return Spellings(known).nearest(word);
+}
+
+Spellings::Spellings(std::vector<std::string> known) : known_(std::move(known)) {
+    for (std::size_t i = 0; i < known_.size(); ++i) {
+        auto folded = code_points(fold_case(known_[i]));
+        const std::size_t n = folded.size();
+        if (by_length_.size() <= n) {
+            by_length_.resize(n + 1);
+        }
+        const std::uint64_t chars = signature(folded);
+        by_length_[n].push_back({std::move(folded), chars, i});
+    }
+}
+
+std::vector<std::string> Spellings::nearest(const std::string& word) const {
     const auto w = code_points(fold_case(word));
-    std::vector<std::pair<std::size_t, std::string>> scored;
-    for (const auto& k : known) {
-        const auto d = edit_distance(w, code_points(fold_case(k)));
-        // close enough to be a likely typo: at most a third of the word's length, at least 1
-        if (d <= std::max<std::size_t>(1, w.size() / 3)) {
-            scored.emplace_back(d, k);
+    // close enough to be a likely typo: at most a third of the word's length, at least 1
+    const std::size_t most = std::max<std::size_t>(1, w.size() / 3);
+    const std::uint64_t chars = signature(w);
+
+    // The spellings that may be near enough, by a lower bound of their distance: the
+    // difference in length, and the characters one holds and the other does not (each edit
+    // removes at most one character of a word and adds at most one of the other). Only the
+    // lengths within `most` of the word's are looked at.
+    std::vector<std::vector<const Entry*>> by_bound(most + 1);
+    const std::size_t shortest = w.size() > most ? w.size() - most : 0;
+    for (std::size_t n = shortest; n <= w.size() + most && n < by_length_.size(); ++n) {
+        const std::size_t length_gap = n > w.size() ? n - w.size() : w.size() - n;
+        for (const Entry& e : by_length_[n]) {
+            const auto bound = std::max<std::size_t>(
+                {length_gap, static_cast<std::size_t>(std::popcount(chars & ~e.chars)),
+                 static_cast<std::size_t>(std::popcount(e.chars & ~chars))});
+            if (bound <= most) {
+                by_bound[bound].push_back(&e);
+            }
         }
     }
-    std::stable_sort(scored.begin(), scored.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+
+    // The nearest three, (distance, place in the table), in order: the likeliest first, so
+    // that the third's distance soon cuts the others short.
+    std::vector<std::pair<std::size_t, std::size_t>> best;
+    std::size_t cells = 0;
+    std::vector<std::size_t> prev;
+    std::vector<std::size_t> cur;
+    for (std::size_t bound = 0; bound <= most && cells < max_cells; ++bound) {
+        if (best.size() == 3 && bound > best.back().first) {
+            break;  // none of the rest can be nearer than the three found
+        }
+        for (const Entry* e : by_bound[bound]) {
+            const std::size_t limit = best.size() == 3 ? best.back().first : most;
+            const std::size_t d = bounded_distance(w, e->folded, limit, cells, prev, cur);
+            if (d <= limit) {
+                const std::pair<std::size_t, std::size_t> found{d, e->index};
+                best.insert(std::upper_bound(best.begin(), best.end(), found), found);
+                if (best.size() > 3) {
+                    best.pop_back();
+                }
+            }
+            if (cells >= max_cells) {
+                break;
+            }
+        }
+    }
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < scored.size() && i < 3; ++i) {
-        out.push_back(scored[i].second);
+    out.reserve(best.size());
+    for (const auto& [d, i] : best) {
+        out.push_back(known_[i]);
     }
     return out;
 }

@@ -44,25 +44,25 @@ std::string human_bytes(std::size_t b) {
     return {text.data()};
 }
 
+std::string enough_memory(std::size_t b) {
+    const double x = static_cast<double>(b);
+    return b < (std::size_t{1} << 30U)
+               ? std::to_string(static_cast<long long>(std::ceil(x / 1048576.0))) + "M"
+               : std::to_string(static_cast<long long>(std::ceil(x / 1073741824.0))) + "G";
+}
+
 void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) {
     const std::size_t need = estimate_bytes(c, n_tokens);
     if (need <= max_bytes) {
         return;
     }
-    // A --max-memory that would let this run: the need, rounded up to whole MiB or GiB.
-    const auto enough = [](std::size_t b) {
-        const double x = static_cast<double>(b);
-        return b < (std::size_t{1} << 30U)
-                   ? std::to_string(static_cast<long long>(std::ceil(x / 1048576.0))) + "M"
-                   : std::to_string(static_cast<long long>(std::ceil(x / 1073741824.0))) + "G";
-    };
     throw Error(ErrorKind::usage, Field::max_memory,
                 fmt::format("this run needs about {} for its matrices ({} {}, d_model {}, {} {}), "
                             "more than {} {}\n  hint: use a shorter sentence, a smaller d_model "
                             "or fewer heads, or raise the limit ({} {})",
                             human_bytes(need), n_tokens, n_tokens == 1 ? "token" : "tokens",
                             c.d_model, c.n_heads, c.n_heads == 1 ? "head" : "heads", subject,
-                            human_bytes(max_bytes), subject, enough(need)));
+                            human_bytes(max_bytes), subject, enough_memory(need)));
 }
 
 }  // namespace attn

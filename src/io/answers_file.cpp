@@ -12,8 +12,8 @@
 
 namespace attn {
 
-AnswerSheet read_answers(const std::string& path) {
-    Reader r(path);
+AnswerSheet read_answers(const std::string& path, std::size_t max_memory) {
+    Reader r(path, max_memory);
     const Value root =
         r.document("attn.answers", "an answers file written by attn worksheet and filled in");
     r.check_keys(root, "", {"schema", "schema_version", "instructions", "worksheet", "answers"});

@@ -14,8 +14,8 @@
 
 namespace attn {
 
-Loaded read_dump(const std::string& path) {
-    Reader r(path);
+Loaded read_dump(const std::string& path, std::size_t max_memory) {
+    Reader r(path, max_memory);
     const Value root = r.document("attn.trace", "a JSON dump written by attn explain --json");
     const Value& version = r.require(root, "", "schema_version", "the dump's schema_version");
     if (!version.is(Type::number) || version.text != std::to_string(json_schema_version)) {

@@ -70,8 +70,8 @@ EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& 
 
 }  // namespace reader
 
-EmbeddingTable read_embeddings(const std::string& path) {
-    return reader::read_part_file(path, "attn.embeddings",
+EmbeddingTable read_embeddings(const std::string& path, std::size_t max_memory) {
+    return reader::read_part_file(path, max_memory, "attn.embeddings",
                                   "an embeddings file: {\"vectors\": {\"token\": [numbers], ...}}",
                                   reader::embeddings);
 }

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
 #include "json_syntax.hpp"
 
@@ -70,7 +71,11 @@ constexpr std::array<bool, 256> between_tokens = [] {
 /// the one before (pos_) that is not white space, a comment, ',' or ':'.
 class Builder {
   public:
-    Builder(std::string_view text, const Syntax& syntax) noexcept : text_(text), syntax_(syntax) {}
+    /// `held`: the bytes the text (and any copy of it) already take; `limit`: the most that
+    /// they and the tree of Values may take (--max-memory).
+    Builder(std::string_view text, const Syntax& syntax, std::size_t held,
+            std::size_t limit) noexcept
+        : text_(text), syntax_(syntax), used_(held), limit_(limit) {}
 
     /// The document, once nlohmann's parser has read it all: nothing may follow.
     Value finish() {
@@ -113,6 +118,7 @@ class Builder {
     bool string(std::string& s) {
         const std::size_t at = next_token();
         pos_ = string_end(at);
+        charge(at, heap_bytes(s));
         Value& v = place(at);
         v.type = Value::Type::string;
         v.text = std::move(s);
@@ -126,6 +132,7 @@ class Builder {
     bool key(std::string& k) {
         const std::size_t at = next_token();
         auto& members = stack_.back()->members;
+        charge(at, heap_bytes(k), growth(members));
         // a linear search in a small object; a set of the keys in a large one, such as GPT-2's
         // vocab.json (50,257 keys: the search alone took 19 s)
         bool duplicate = false;
@@ -136,9 +143,11 @@ class Builder {
             auto& keys = keys_[stack_.back()];  // the object stays in place while it is open
             if (keys.empty()) {
                 for (const Member& m : members) {
+                    charge(at, key_bytes(m.first));
                     keys.insert(m.first);
                 }
             }
+            charge(at, key_bytes(k));
             duplicate = !keys.insert(k).second;
         }
         if (duplicate) {
@@ -242,7 +251,8 @@ class Builder {
             if (parent.is(Value::Type::object)) {
                 v = &parent.members.back().second;
             } else {
-                spill(parent.items);
+                spill(at, parent.items);
+                charge(at, 0, growth(parent.items.values_));
                 v = &parent.items.values_.emplace_back();
             }
         }
@@ -259,9 +269,11 @@ class Builder {
         if (compact_ != nullptr &&
             (!integer || end - at - (text_[at] == '-' ? 1 : 0) <= exact_digits)) {
             if (compact_->numbers_.empty()) {  // rows of a matrix come one after another, all alike
+                charge(at, last_numbers_ * (sizeof(double) + sizeof(std::uint64_t)));
                 compact_->numbers_.reserve(last_numbers_);
                 compact_->number_at_.reserve(last_numbers_);
             }
+            charge(at, 0, growth(compact_->numbers_) + growth(compact_->number_at_));
             compact_->numbers_.push_back(x);
             compact_->number_at_.push_back(std::uint64_t{at} << 1U | (integer ? 1U : 0U));
             last_ = Last::value;
@@ -271,14 +283,16 @@ class Builder {
             v.number = x;
             if (integer) {
                 v.text.assign(text_.substr(at, end - at));  // exactly as written (seeds > 2^53)
+                charge(at, heap_bytes(v.text));
             }
         }
         last_number_ = at;
     }
 
     // The numbers of an array that turns out not to be all numbers, as Values.
-    static void spill(Items& items) {
+    void spill(std::size_t at, Items& items) {
         if (!items.numbers_.empty()) {
+            charge(at, items.numbers_.size() * sizeof(Value));
             (void)items.made();
             items.numbers_ = {};
             items.number_at_ = {};
@@ -305,8 +319,34 @@ class Builder {
         compact_ = nullptr;  // the array around holds a container: not all numbers
     }
 
+    // What the tree takes in memory, counted as it grows (see docs/hardening.md): each value,
+    // member and number where it is held, each string's and key's characters, the set of an
+    // object's keys. `bytes` more are now held; `transient` more are held for a moment (a
+    // vector's new buffer, before the old one is freed). Throws, naming the place, as soon as
+    // the limit would be passed: before the allocation where one follows.
+    void charge(std::size_t at, std::size_t bytes, std::size_t transient = 0) {
+        used_ += bytes;
+        if (used_ > limit_ || transient > limit_ - used_) {
+            syntax_.too_much_memory(at, used_ + transient, limit_);
+        }
+        used_ += transient / 2;  // the vector's capacity doubles: half of the new buffer is new
+    }
+    // The bytes that the next push_back onto `v` allocates (its capacity doubles when full).
+    template <typename T>
+    static std::size_t growth(const std::vector<T>& v) noexcept {
+        return v.size() < v.capacity() ? 0 : 2 * std::max<std::size_t>(1, v.capacity()) * sizeof(T);
+    }
+    // The characters of a string kept outside the string itself (beyond its short buffer).
+    static std::size_t heap_bytes(const std::string& s) noexcept {
+        return s.capacity() > std::string().capacity() ? s.capacity() + 1 : 0;
+    }
+    // A key in an object's set of keys: the node, its string and a bucket.
+    static std::size_t key_bytes(const std::string& k) noexcept { return 64 + heap_bytes(k); }
+
     std::string_view text_;
     const Syntax& syntax_;
+    std::size_t used_;   // the bytes held: the text and the tree so far
+    std::size_t limit_;  // the most they may take
     Value root_;
     std::vector<Value*> stack_;       // the open arrays and objects, innermost last
     std::size_t pos_ = 0;             // where the last token read ends
@@ -320,17 +360,20 @@ class Builder {
 
 namespace {
 
-// Parses `text`, or the same text with its comments blanked out (`plain`, see CommentsDiffer).
-Value read(std::string_view text, std::string_view file, const std::string* plain = nullptr) {
+// Parses `text`, or the same text with its comments blanked out (`plain`, see CommentsDiffer),
+// in at most `max_bytes` of memory, the text included.
+Value read(std::string_view text, std::string_view file, std::size_t max_bytes,
+           const std::string* plain = nullptr) {
     const Syntax syntax(text, file, plain != nullptr);
     if (text.starts_with("\xEF\xBB\xBF")) {
         // nlohmann's lexer skips a UTF-8 byte order mark; attn's reader wants it gone before
         syntax.explain(0, Expect::document, 0, npos, 0);
     }
+    const std::size_t held = text.size() + (plain != nullptr ? plain->capacity() : 0);
     if (plain != nullptr) {
         text = *plain;
     }
-    Builder builder(text, syntax);
+    Builder builder(text, syntax, held, max_bytes);
     // its handler throws rather than return false: the result is always true
     (void)nlohmann::json::sax_parse(Chars{text.data()}, Chars{text.data() + text.size()}, &builder,
                                     nlohmann::json::input_format_t::json,
@@ -389,15 +432,31 @@ std::string_view describe(Value::Type type) noexcept {
     return i < kinds.size() ? kinds[i] : "a value";
 }
 
-Value parse(std::string_view text, std::string_view file) {
+Value parse(std::string_view text, std::string_view file, std::size_t max_bytes) {
     try {
-        return detail::read(text, file);
+        return detail::read(text, file, max_bytes);
     } catch (const detail::CommentsDiffer&) {
         // a comment nlohmann's lexer reads otherwise than attn: parse the text without them
         const std::string plain = detail::without_comments(text);
-        return detail::read(text, file, &plain);
+        return detail::read(text, file, max_bytes, &plain);
     }
 }
+
+namespace {
+
+// A file whose text alone is larger than the memory limit.
+// `bytes`: its size, or how much was read before the limit was passed (`more`: a pipe).
+[[noreturn]] void too_large(const std::string& path, std::size_t bytes, bool more,
+                            std::size_t max_bytes) {
+    throw Error(ErrorKind::input, Field::max_memory,
+                fmt::format("{} is {}, more than {} {} allows, expected a file that fits in it "
+                            "with the values read from it\n  hint: raise the limit ({} {}, or "
+                            "more: reading a file takes a few times its size)",
+                            path, (more ? "more than " : "") + human_bytes(bytes), subject,
+                            human_bytes(max_bytes), subject, enough_memory(2 * bytes)));
+}
+
+}  // namespace
 
 std::string read_file(const std::string& path, std::size_t max_bytes) {
     struct stat st {};
@@ -414,11 +473,7 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
                     fmt::format("cannot read {}: it is a directory, expected a JSON file", path));
     }
     if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
-        throw Error(
-            ErrorKind::input,
-            fmt::format("{} is {:.1f} MiB, expected at most {} MiB (attn's limit for an "
-                        "input file)",
-                        path, static_cast<double>(st.st_size) / 1048576.0, max_bytes >> 20U));
+        too_large(path, static_cast<std::size_t>(st.st_size), false, max_bytes);
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -427,14 +482,14 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
                                 std::strerror(errno)));  // NOLINT(concurrency-mt-unsafe)
     }
     std::string text;
+    if (S_ISREG(st.st_mode)) {
+        text.reserve(static_cast<std::size_t>(st.st_size));  // not twice that, as appending would
+    }
     std::vector<char> buffer(std::size_t{1} << 16U);
     while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
         text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
         if (text.size() > max_bytes) {
-            throw Error(ErrorKind::input,
-                        fmt::format("{} is larger than {} MiB, expected at most that (attn's "
-                                    "limit for an input file)",
-                                    path, max_bytes >> 20U));
+            too_large(path, text.size(), true, max_bytes);
         }
     }
     if (in.bad()) {

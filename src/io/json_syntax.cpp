@@ -139,6 +139,25 @@ void Syntax::too_deep(std::size_t at) const {
          "a flatter file");
 }
 
+void Syntax::too_much_memory(std::size_t at, std::size_t need, std::size_t limit) const {
+    const auto place = line_column(text_, at);
+    // what the whole file would take, at the rate of the part read so far
+    const long double whole = static_cast<long double>(need) *
+                              static_cast<long double>(text_.size()) /
+                              static_cast<long double>(std::max<std::size_t>(at, 1));
+    const auto guess = whole >= static_cast<long double>(std::size_t{1} << 62U)
+                           ? std::size_t{1} << 62U
+                           : std::max(need, static_cast<std::size_t>(whole));
+    throw Error(
+        ErrorKind::input, Field::max_memory,
+        fmt::format("{}:{}:{}: reading this file needs more memory than {} {} allows: "
+                    "{} for its text and the values up to here, expected a file whose "
+                    "values fit in it\n  hint: at this rate the whole file needs about "
+                    "{}; raise the limit ({} {}) or give a smaller file",
+                    file_, place.line, place.column, subject, human_bytes(limit), human_bytes(need),
+                    human_bytes(guess), subject, enough_memory(guess + guess / 8)));
+}
+
 void Syntax::duplicate_key(std::size_t at, std::string_view key) const {
     fail(at, fmt::format("the key \"{}\" a second time", key), "each key once per object");
 }

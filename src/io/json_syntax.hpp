@@ -60,6 +60,9 @@ class Syntax {
     [[noreturn]] void fail(std::size_t at, std::string_view found, std::string_view expected) const;
     /// A value at `at` nested more than max_depth levels deep.
     [[noreturn]] void too_deep(std::size_t at) const;
+    /// Reading the value at `at` would take the text and its values to `need` bytes, more than
+    /// `limit` (--max-memory).
+    [[noreturn]] void too_much_memory(std::size_t at, std::size_t need, std::size_t limit) const;
     /// The key at `at`, `key`, is already a member of its object.
     [[noreturn]] void duplicate_key(std::size_t at, std::string_view key) const;
 

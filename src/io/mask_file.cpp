@@ -10,8 +10,8 @@
 
 namespace attn {
 
-Matrix read_positions(const std::string& path) {
-    Reader r(path);
+Matrix read_positions(const std::string& path, std::size_t max_memory) {
+    Reader r(path, max_memory);
     const Value root =
         r.document("attn.positions", "a positions file: {\"positions\": [[numbers], ...]}");
     r.check_keys(root, "", {"schema", "description", "positions"});
@@ -19,8 +19,8 @@ Matrix read_positions(const std::string& path) {
                     "positions");
 }
 
-Mask read_mask(const std::string& path) {
-    Reader r(path);
+Mask read_mask(const std::string& path, std::size_t max_memory) {
+    Reader r(path, max_memory);
     const Value root =
         r.document("attn.mask", "a mask file: {\"mask\": [[true, false, ...], ...]}");
     r.check_keys(root, "", {"schema", "description", "mask"});

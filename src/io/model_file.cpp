@@ -10,8 +10,8 @@
 
 namespace attn {
 
-ModelFile read_model(const std::string& path) {
-    Reader r(path);
+ModelFile read_model(const std::string& path, std::size_t max_memory) {
+    Reader r(path, max_memory);
     const Value root =
         r.document("attn.model", "a model file: {\"embeddings\": {...}, \"weights\": {...}}");
     r.check_keys(root, "",

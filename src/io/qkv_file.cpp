@@ -53,8 +53,8 @@ std::vector<std::string> tokens_value(const Reader& r, const Value& v) {
 
 }  // namespace
 
-QkvFile read_qkv(const std::string& path) {
-    Reader r(path);
+QkvFile read_qkv(const std::string& path, std::size_t max_memory) {
+    Reader r(path, max_memory);
     const Value root = r.document(
         "attn.qkv", "a Q, K, V file: {\"Q\": [[numbers], ...], \"K\": [[...]], \"V\": [[...]]}");
     r.check_keys(root, "", {"schema", "description", "tokens", "mask", "Q", "K", "V"});

@@ -111,8 +111,8 @@ std::size_t Reader::line_of(const Value& v) const {
 }
 
 Value Reader::document(std::string_view schema, std::string_view expected) {
-    text_ = json::read_file(path_, json::max_input_bytes);
-    Value root = json::parse(text_, path_);
+    text_ = json::read_file(path_, max_memory_);
+    Value root = json::parse(text_, path_, max_memory_);
     if (!root.is(Type::object)) {
         fail(root, "",
              fmt::format("the file holds {}, expected a JSON object ({})",

@@ -34,7 +34,9 @@ std::string index(const std::string& path, std::size_t i);
 /// One file being read: its path and text, and the checks that name a place in it.
 class Reader {
   public:
-    explicit Reader(std::string path) : path_(std::move(path)) {}
+    /// `max_memory`: the most that the file's text and its values may take (--max-memory).
+    explicit Reader(std::string path, std::size_t max_memory = default_max_memory)
+        : path_(std::move(path)), max_memory_(max_memory) {}
 
     [[nodiscard]] const std::string& path() const { return path_; }
 
@@ -70,6 +72,7 @@ class Reader {
 
   private:
     std::string path_;
+    std::size_t max_memory_;
     std::string text_;  // the file's text, where the values' offsets point
 };
 
@@ -110,9 +113,9 @@ Weights weights(const Reader& r, const Value& obj, const std::string& where);
 /// A file that is one part of a model (an embeddings or a weights file): its document, read by
 /// that part's reader (`embeddings` or `weights`) from the top level.
 template <typename Part>
-auto read_part_file(const std::string& path, std::string_view schema, std::string_view expected,
-                    Part part) {
-    Reader r(path);
+auto read_part_file(const std::string& path, std::size_t max_memory, std::string_view schema,
+                    std::string_view expected, Part part) {
+    Reader r(path, max_memory);
     return part(r, r.document(schema, expected), "");
 }
 

@@ -166,9 +166,9 @@ Weights weights(const Reader& r, const Value& obj, const std::string& where) {
 
 }  // namespace reader
 
-Weights read_weights(const std::string& path) {
+Weights read_weights(const std::string& path, std::size_t max_memory) {
     return reader::read_part_file(
-        path, "attn.weights",
+        path, max_memory, "attn.weights",
         "a weights file: {\"W_Q\": [[...]], \"W_K\": [[...]], \"W_V\": [[...]]}", reader::weights);
 }
 

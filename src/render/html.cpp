@@ -59,7 +59,7 @@ std::string colour(double v, double scale, bool weights) {
 
 }  // namespace
 
-std::string render_html(const Trace& trace, const TextStyle& style) {
+void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
     const auto& steps = teaching_steps(trace);
     constexpr std::size_t why_up_to = 12;  // tokens: beyond this, no worked arithmetic
     // an object of the worked arithmetic by "step|row|column", a member per line, its keys
@@ -93,7 +93,8 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
     why_json += why_json.empty() ? "{}" : "}";
     const std::string tokens_json = Json(trace.tokens).dump();
 
-    std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+    toolkit::Spool out(sink);  // written in pieces as it is made: a page can be hundreds of MiB
+    out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     // nothing from the network, no script but the page's own (named by its digest), so no
     // inline event handler runs even if markup were ever injected
     out += fmt::format(
@@ -216,7 +217,11 @@ std::string render_html(const Trace& trace, const TextStyle& style) {
     out += "<script type=\"application/json\" id=\"token-data\">" + script_safe(tokens_json) +
            "</script>\n";
     out += "<script>\n" + std::string(assets::report_js) + "</script>\n</body>\n</html>\n";
-    return out;
+    out.flush();
+}
+
+std::string render_html(const Trace& trace, const TextStyle& style) {
+    return toolkit::collect([&](const Sink& sink) { render_html(trace, style, sink); });
 }
 
 }  // namespace attn

@@ -23,7 +23,7 @@ std::string fill(double w) {
 
 }  // namespace
 
-std::string render_svg(const Trace& trace) {
+void render_svg(const Trace& trace, const Sink& sink) {
     constexpr int cell = 34;
     constexpr int gap = 40;
     const std::size_t n = trace.tokens.size();
@@ -38,7 +38,8 @@ std::string render_svg(const Trace& trace) {
     const int width = label + heads * panel + (heads - 1) * gap + 20;
     const int legend_y = top + panel + 30;
     const int height = legend_y + 50;
-    std::string out = fmt::format(
+    toolkit::Spool out(sink);  // written in pieces as it is made: an SVG can be hundreds of MiB
+    out += fmt::format(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} "
         "{}\" "
@@ -102,7 +103,11 @@ std::string render_svg(const Trace& trace) {
         label, legend_y, label, legend_y + 26, label + 160, legend_y + 26, label + 170,
         legend_y + 10);
     out += "</svg>\n";
-    return out;
+    out.flush();
+}
+
+std::string render_svg(const Trace& trace) {
+    return toolkit::collect([&](const Sink& sink) { render_svg(trace, sink); });
 }
 
 }  // namespace attn

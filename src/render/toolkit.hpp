@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attn/core/trace.hpp"
+#include "attn/render/render.hpp"
 
 namespace attn::toolkit {
 
@@ -97,5 +98,44 @@ std::string numbered_tokens(const std::vector<std::string>& tokens, Escape escap
 /// The steps to show, in teaching order: those of `ids` (all when empty), in `layout`.
 std::vector<const Step*> visible_steps(const Trace& trace, const std::vector<std::string>& ids,
                                        Layout layout = Layout::row);
+
+/// An output built with += as a string is, handed to a Sink in pieces of about 64 KiB rather
+/// than held whole (render_html, render_svg); flush() hands over the rest.
+class Spool {
+  public:
+    explicit Spool(const Sink& sink) : sink_(sink) { buffer_.reserve(piece + piece / 4); }
+    Spool(const Spool&) = delete;
+    Spool& operator=(const Spool&) = delete;
+    Spool(Spool&&) = delete;
+    Spool& operator=(Spool&&) = delete;
+    ~Spool() = default;
+
+    Spool& operator+=(std::string_view text) {
+        buffer_ += text;
+        if (buffer_.size() >= piece) {
+            flush();
+        }
+        return *this;
+    }
+    void flush() {
+        if (!buffer_.empty()) {
+            sink_(buffer_);
+            buffer_.clear();
+        }
+    }
+
+  private:
+    static constexpr std::size_t piece = std::size_t{1} << 16U;
+    const Sink& sink_;
+    std::string buffer_;
+};
+
+/// What `render` writes to a sink, as one string.
+template <typename Render>
+std::string collect(Render render) {
+    std::string out;
+    render([&out](std::string_view piece) { out += piece; });
+    return out;
+}
 
 }  // namespace attn::toolkit

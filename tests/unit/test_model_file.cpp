@@ -1,4 +1,8 @@
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 
@@ -228,6 +232,120 @@ TEST_CASE("nearest spellings", "[files]") {
     CHECK(attn::nearest("bookz", known) == std::vector<std::string>{"book", "books"});
     CHECK(attn::nearest("this", known) == std::vector<std::string>{"This"});
     CHECK(attn::nearest("zebra", known).empty());
+    CHECK(attn::nearest("\xC3\xA9t\xC3\xA9", {"\xC3\x89T\xC3\x89", "ete"}) ==
+          std::vector<std::string>{"\xC3\x89T\xC3\x89"});  // été: the case folded, É
+}
+
+namespace {
+
+// The suggestions as attn made them before Spellings (each known spelling's whole edit
+// distance, stable-sorted, the first three): for ASCII words, the reference Spellings must
+// agree with.
+std::vector<std::string> nearest_by_every_pair(const std::string& word,
+                                               const std::vector<std::string>& known) {
+    const auto lower = [](std::string s) {
+        for (char& c : s) {
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+        return s;
+    };
+    const auto distance = [](const std::string& a, const std::string& b) {
+        std::vector<std::size_t> prev(b.size() + 1);
+        std::vector<std::size_t> cur(b.size() + 1);
+        for (std::size_t j = 0; j <= b.size(); ++j) {
+            prev[j] = j;
+        }
+        for (std::size_t i = 1; i <= a.size(); ++i) {
+            cur[0] = i;
+            for (std::size_t j = 1; j <= b.size(); ++j) {
+                cur[j] = std::min(
+                    {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0U : 1U)});
+            }
+            std::swap(prev, cur);
+        }
+        return prev[b.size()];
+    };
+    const std::string w = lower(word);
+    std::vector<std::pair<std::size_t, std::string>> scored;
+    for (const auto& k : known) {
+        const auto d = distance(w, lower(k));
+        if (d <= std::max<std::size_t>(1, w.size() / 3)) {
+            scored.emplace_back(d, k);
+        }
+    }
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < scored.size() && i < 3; ++i) {
+        out.push_back(scored[i].second);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("Spellings gives the suggestions that comparing every pair gave", "[files]") {
+    // words from a small alphabet, so that many are near one another: ties, equal lengths,
+    // the same letters in another order; typos of known words and words of no table
+    std::uint64_t state = 12345;
+    const auto next = [&state](std::uint64_t n) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (state >> 33U) % n;
+    };
+    const auto word = [&](std::size_t length) {
+        std::string w;
+        for (std::size_t i = 0; i < length; ++i) {
+            w += static_cast<char>((next(3) == 0 ? 'A' : 'a') + static_cast<char>(next(6)));
+        }
+        return w;
+    };
+    std::vector<std::string> known;
+    for (int i = 0; i < 2000; ++i) {
+        known.push_back(word(1 + next(12)));
+    }
+    const attn::Spellings spellings(known);
+    std::size_t suggested = 0;
+    for (int i = 0; i < 300; ++i) {
+        std::string w = i % 2 == 0 ? known[next(known.size())] : word(1 + next(14));
+        if (i % 2 == 0 && !w.empty()) {  // a typo: a letter changed, dropped or doubled
+            const std::size_t at = next(w.size());
+            const auto kind = next(3);
+            if (kind == 0) {
+                w[at] = static_cast<char>('a' + next(6));
+            } else if (kind == 1) {
+                w.erase(at, 1);
+            } else {
+                w.insert(at, 1, w[at]);
+            }
+        }
+        const auto expected = nearest_by_every_pair(w, known);
+        INFO("word: " << w);
+        CHECK(spellings.nearest(w) == expected);
+        suggested += expected.empty() ? 0U : 1U;
+    }
+    CHECK(suggested > 150);  // the comparison is not of empty answers
+}
+
+TEST_CASE("Spellings bounds the work for one word, and its answers stay near", "[files]") {
+    // 3,000 spellings of 60 letters, all of the same letters: no length or letter rules any
+    // out, so the bound on the work decides; what is suggested is still near enough
+    std::vector<std::string> known;
+    std::string base(60, 'a');
+    for (std::size_t i = 0; i < 3000; ++i) {
+        std::string w = base;
+        w[i % 60] = 'b';
+        w[(i * 7 + 3) % 60] = 'c';
+        w[(i * 13 + 5) % 60] = static_cast<char>('a' + i % 3);
+        known.push_back(w);
+    }
+    const attn::Spellings spellings(known);
+    std::string probe(60, 'a');
+    probe[10] = 'c';
+    const auto near = spellings.nearest(probe);
+    REQUIRE(near.size() == 3);
+    for (const auto& n : near) {
+        CHECK(nearest_by_every_pair(probe, {n}) == std::vector<std::string>{n});  // within a third
+    }
 }
 
 TEST_CASE("Q, K, V files: tokens optional, shapes checked, the walk-through from the scores",

@@ -59,6 +59,9 @@ void check_memory(const Config& config, std::size_t n_tokens, std::size_t max_by
 /// A size as people write it: "2112 bytes", "800 KiB", "3.2 MiB", "1.5 GiB".
 std::string human_bytes(std::size_t bytes);
 
+/// A --max-memory that would allow `bytes`: rounded up to whole MiB ("12M") or GiB ("3G").
+std::string enough_memory(std::size_t bytes);
+
 /// The default of --max-memory: 4 GiB.
 inline constexpr std::size_t default_max_memory = std::size_t{4} << 30U;
 

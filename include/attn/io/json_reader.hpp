@@ -14,6 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "attn/core/attention.hpp"
+
 namespace attn::json {
 
 /// Where a value starts in its file: a byte offset into the text that was parsed. Lines and
@@ -114,14 +116,20 @@ std::string_view describe(Value::Type type) noexcept;
 /// Parses `text`, read from `file` (used in messages). Throws attn::Error (input) as
 /// "FILE:LINE:COLUMN: not JSON: ..., expected ..." for a syntax error. The values' positions
 /// are offsets into `text`: keep it to name a value's line and column in a message.
-Value parse(std::string_view text, std::string_view file);
+///
+/// The text and the tree of Values together may take at most `max_bytes` (--max-memory):
+/// the tree is counted as it grows, and parsing stops with an attn::Error (input, naming
+/// Field::max_memory, the place and the bytes) as soon as the limit would be passed.
+Value parse(std::string_view text, std::string_view file,
+            std::size_t max_bytes = default_max_memory);
 
 /// Reads a whole file for parsing. Throws attn::Error (input) naming the file when it does
 /// not exist, is a directory, cannot be read, is empty, or is larger than `max_bytes`.
 /// A UTF-8 byte order mark at the start is dropped.
 std::string read_file(const std::string& path, std::size_t max_bytes);
 
-/// The largest input file attn reads: 256 MiB.
+/// The largest file of Hugging Face's (config.json, vocab.json, tokenizer.json, merges.txt)
+/// attn reads: 256 MiB. attn's own files follow --max-memory instead.
 inline constexpr std::size_t max_input_bytes = std::size_t{256} << 20U;
 
 }  // namespace attn::json

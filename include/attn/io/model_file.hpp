@@ -2,40 +2,44 @@
 /// Reading the user's files: embeddings, weights, model files, masks, positions, JSON dumps
 /// read back with --from, and answer sheets. Every error names the file, the line and column,
 /// the JSON path, what was found and what was expected (formats: docs/json-format.md).
+/// `max_memory` bounds what reading takes: the file's text and the tree of values parsed from
+/// it (json::parse); a file that would need more is refused as soon as that is known.
 
 #include <string>
 
+#include "attn/core/attention.hpp"
 #include "attn/core/check.hpp"
 #include "attn/core/input.hpp"
 
 namespace attn {
 
 /// Reads a positions file: {"positions": [[numbers], ...]}, one row per position.
-Matrix read_positions(const std::string& path);
+Matrix read_positions(const std::string& path, std::size_t max_memory = default_max_memory);
 /// Reads a mask file: {"mask": [[true, false, ...], ...]}, true = may attend.
-Mask read_mask(const std::string& path);
+Mask read_mask(const std::string& path, std::size_t max_memory = default_max_memory);
 
 /// Reads a target file {"target": [[numbers], ...]} (--target, for --backward): the output
 /// each token should have. Throws attn::Error naming the file and the place of a bad value.
 Matrix read_target(const std::string& path);
 
 /// Reads an embeddings file: {"vectors": {"token": [numbers], ...}, "case_insensitive": bool}.
-EmbeddingTable read_embeddings(const std::string& path);
+EmbeddingTable read_embeddings(const std::string& path,
+                               std::size_t max_memory = default_max_memory);
 /// Reads a weights file: {"W_Q": [[...]], "W_K": [[...]], "W_V": [[...]]}.
-Weights read_weights(const std::string& path);
+Weights read_weights(const std::string& path, std::size_t max_memory = default_max_memory);
 /// Reads a model file: {"embeddings": {...}, "weights": {...}, "sentence", "mask", ...}.
-ModelFile read_model(const std::string& path);
+ModelFile read_model(const std::string& path, std::size_t max_memory = default_max_memory);
 
 /// Reads a Q, K, V file: {"tokens": [...], "Q": [[...]], "K": [[...]], "V": [[...]]}; the
 /// tokens, "description" and "mask" are optional. Q and K have one width (d_k), every matrix
 /// one row per token.
-QkvFile read_qkv(const std::string& path);
+QkvFile read_qkv(const std::string& path, std::size_t max_memory = default_max_memory);
 
 /// Reads a JSON dump written by --json and returns the run it records, so that explaining
 /// it again reproduces the same walk-through.
-Loaded read_dump(const std::string& path);
+Loaded read_dump(const std::string& path, std::size_t max_memory = default_max_memory);
 
 /// Reads an answers file. Throws attn::Error (input) with the place for a malformed one.
-AnswerSheet read_answers(const std::string& path);
+AnswerSheet read_answers(const std::string& path, std::size_t max_memory = default_max_memory);
 
 }  // namespace attn

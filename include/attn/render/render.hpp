@@ -49,9 +49,15 @@ std::string render_markdown(const Trace& trace, const TextStyle& style);
 /// The walk-through as a LaTeX document (--format latex), one bmatrix per step.
 std::string render_latex(const Trace& trace, const TextStyle& style);
 
+/// Receives an output piece by piece, so that a large one is never held whole.
+using Sink = std::function<void(std::string_view)>;
+
 /// The whole walk-through as one self-contained HTML page (--html): heatmap tables, the
 /// explanations, hover and focus interaction, the worked arithmetic of each cell; no network.
 std::string render_html(const Trace& trace, const TextStyle& style);
+/// The same page written to `sink` in pieces of about 64 KiB: a page of 1,000 tokens is
+/// hundreds of MiB, which --max-memory may not allow to be held.
+void render_html(const Trace& trace, const TextStyle& style, const Sink& sink);
 
 /// Every step's matrix as numpy arrays in one .npz (a stored zip of .npy files), named by step
 /// id: doubles ('<f8'), the mask as booleans, and for a GPT-2 checkpoint token_ids ('<i8').
@@ -60,9 +66,8 @@ std::string render_npz(const Trace& trace);
 
 /// The attention weights as a standalone SVG heatmap (--svg), one panel per head.
 std::string render_svg(const Trace& trace);
-
-/// Receives the JSON dump piece by piece, so that a large dump is never held whole.
-using Sink = std::function<void(std::string_view)>;
+/// The same SVG written to `sink` in pieces of about 64 KiB.
+void render_svg(const Trace& trace, const Sink& sink);
 
 /// Writes the JSON dump of `trace` (format: docs/json-format.md) to `sink`.
 void render_json(const Trace& trace, const Sink& sink);
