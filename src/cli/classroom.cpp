@@ -114,7 +114,7 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
         "attn: wrote {0}/worksheet.md and .html (for the student), {0}/answer-key.md and .html "
         "(for the teacher) and {0}/answers.json (to fill in, then: attn check "
         "{0}/answers.json)\n",
-        o.output);
+        shown(o.output));
     return 0;
 }
 

@@ -88,6 +88,14 @@ int run_explain(const ExplainOptions& options, Io& io) {
     watch.lap(o.from.empty() ? "read input" : "read " + o.from);
     const Trace trace = explain(loaded.input, loaded.config);
     watch.lap("compute");
+    if (!o.from.empty()) {
+        // a replay shows only what its inputs give: every value the dump holds is compared
+        // with the run computed again, and the first that differs is an error (exit 2)
+        std::string recomputed;
+        render_json(trace, [&recomputed](std::string_view piece) { recomputed += piece; });
+        verify_dump(o.from, recomputed);
+        watch.lap("verify " + o.from);
+    }
     if (style.layout == Layout::col && trace.column_steps.empty()) {
         throw Error(ErrorKind::usage, Field::layout,
                     fmt::format("{} col is for one plain head, as in the by-hand exercises, "
@@ -175,19 +183,19 @@ int run_explain(const ExplainOptions& options, Io& io) {
         watch.lap("print to stdout");  // (a dump to stdout has its own lap above)
     }
     for (const auto& warning : trace_warnings(trace)) {
-        io.err << "attn: warning: " << warning << '\n';
+        io.err << "attn: warning: " << shown(warning, true) << '\n';
     }
     if (!io.out) {
         return 1;  // stdout closed or full: nothing useful to say on a broken pipe
     }
     if (!o.json.empty() && o.json != "-") {
-        io.err << "attn: wrote " << o.json << '\n';
+        io.err << "attn: wrote " << shown(o.json) << '\n';
     }
     if (!o.svg.empty() && o.svg != "-") {
-        io.err << "attn: wrote " << o.svg << '\n';
+        io.err << "attn: wrote " << shown(o.svg) << '\n';
     }
     if (!o.html.empty() && o.html != "-") {
-        io.err << "attn: wrote " << o.html << '\n';
+        io.err << "attn: wrote " << shown(o.html) << '\n';
     }
     if (o.stats) {
         io.err << watch.report(trace);

@@ -84,7 +84,8 @@ int run_init(const InitOptions& o, Io& io) {
     AtomicFile file(o.output);
     file.write(text);
     file.commit();
-    io.err << "attn: wrote " << o.output << "; explain it with: attn explain --model " << o.output
+    io.err << "attn: wrote " << shown(o.output)
+           << "; explain it with: attn explain --model " << shown(o.output)
            << '\n';
     return 0;
 }

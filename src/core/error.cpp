@@ -103,7 +103,7 @@ std::string Error::message(std::string_view name) const {
     return with_subject(text_, name);
 }
 
-std::string shown(std::string_view text) {
+std::string shown(std::string_view text, bool keep_newlines) {
     std::string out;
     out.reserve(text.size());
     const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());  // NOLINT
@@ -118,7 +118,7 @@ std::string shown(std::string_view text) {
             continue;
         }
         const auto len = static_cast<std::size_t>(n);
-        if (!hidden(cp)) {
+        if (!hidden(cp) || (keep_newlines && cp == '\n')) {
             out.append(text.substr(i, len));
         } else if (cp == '\n') {
             out += "\\n";
