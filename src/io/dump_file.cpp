@@ -125,13 +125,19 @@ Loaded read_dump(const std::string& path) {
         // tokens (checked with the tokens)
         std::size_t n = 0;
         const auto [ptr, ec] = std::from_chars(pad->text.data(), pad->text.data() + pad->text.size(), n);
-        if (!pad->is(Type::number) || pad->text.empty() || ec != std::errc() ||
+        if (!pad->is(Type::number)) {
+            r.fail(*pad, "config.n_pad",
+                   fmt::format("n_pad is {}, expected a whole number from 0 to {} (how many "
+                               "<pad> tokens end the sentence)",
+                               json::describe(pad->type), limit(Field::tokens).max));
+        }
+        if (pad->text.empty() || ec != std::errc() ||
             ptr != pad->text.data() + pad->text.size() ||
             n > static_cast<std::size_t>(limit(Field::tokens).max)) {
             r.fail(*pad, "config.n_pad",
                    fmt::format("n_pad is {}, expected a whole number from 0 to {} (how many "
                                "<pad> tokens end the sentence)",
-                               pad->text.empty() ? "not a whole number" : shown(pad->text),
+                               pad->text.empty() ? "not a whole number" : pad->text,
                                limit(Field::tokens).max));
         }
         c.n_pad = n;
@@ -494,7 +500,7 @@ class Comparison {
                 return;
             case Type::string:
                 if (stored.text != fresh.text) {
-                    differ(stored, where, quote(fresh));
+                    differ(stored, where, quote(fresh).substr(1));
                 }
                 return;
             case Type::array:
@@ -509,8 +515,11 @@ class Comparison {
   private:
     void compare_items(const Value& stored, const Value& fresh, const std::string& where) {
         if (stored.items.size() != fresh.items.size()) {
-            differ(stored, where, fmt::format("{} items, where the dump has {}",
-                                              fresh.items.size(), stored.items.size()));
+            r_.fail(stored, where,
+                    fmt::format("the dump has {} items here{}, but recomputing the run from the "
+                                "dump's inputs gives {}, expected the same (was the dump changed "
+                                "after attn wrote it?)",
+                                stored.items.size(), in_step(), fresh.items.size()));
         }
         const auto* a = stored.items.numbers();
         const auto* b = fresh.items.numbers();
