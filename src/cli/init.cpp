@@ -84,9 +84,8 @@ int run_init(const InitOptions& o, Io& io) {
     AtomicFile file(o.output);
     file.write(text);
     file.commit();
-    io.err << "attn: wrote " << shown(o.output)
-           << "; explain it with: attn explain --model " << shown(o.output)
-           << '\n';
+    io.err << "attn: wrote " << shown(o.output) << "; explain it with: attn explain --model "
+           << shown(o.output) << '\n';
     return 0;
 }
 

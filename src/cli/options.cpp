@@ -225,7 +225,8 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "K, M, G suffixes)");
     option(app, "--from", o.from, "FILE",
            "Replay a JSON dump written by --json: the same walk-through, byte for byte "
-           "(display options only)");
+           "(display options only); a dump whose values are not what its inputs give is "
+           "refused");
     app.add_option("--precision", o.precision, "Digits after the decimal point (0 to 15)")
         ->capture_default_str();
     option(app, "--steps", o.steps, "LIST",

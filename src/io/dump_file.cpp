@@ -49,8 +49,8 @@ void expect_numbers(const Reader& r, const Value& values, const std::string& whe
                     const Matrix& fresh, std::string_view claim, std::string_view why) {
     if (values.items.size() != fresh.rows()) {
         r.fail(values, where,
-               fmt::format("there are {} rows, but {} {}, expected them ({})",
-                           values.items.size(), claim, fresh.rows(), why));
+               fmt::format("there are {} rows, but {} {}, expected them ({})", values.items.size(),
+                           claim, fresh.rows(), why));
     }
     for (std::size_t i = 0; i < fresh.rows(); ++i) {
         const Value& row = values.items[i];
@@ -62,10 +62,10 @@ void expect_numbers(const Reader& r, const Value& values, const std::string& whe
         }
         for (std::size_t j = 0; j < fresh.cols(); ++j) {
             if (!same_number((*numbers)[j], fresh(i, j))) {
-                r.fail(row.items[j], index(index(where, i), j),
-                       fmt::format("the dump says {}, but {} {}, expected the same number ({})",
-                                   number_text((*numbers)[j]), claim, number_text(fresh(i, j)),
-                                   why));
+                r.fail(
+                    row.items[j], index(index(where, i), j),
+                    fmt::format("the dump says {}, but {} {}, expected the same number ({})",
+                                number_text((*numbers)[j]), claim, number_text(fresh(i, j)), why));
             }
         }
     }
@@ -124,15 +124,15 @@ Loaded read_dump(const std::string& path) {
         // how many <pad> tokens end the sentence: 0 (no padding) or more, fewer than the
         // tokens (checked with the tokens)
         std::size_t n = 0;
-        const auto [ptr, ec] = std::from_chars(pad->text.data(), pad->text.data() + pad->text.size(), n);
+        const auto [ptr, ec] =
+            std::from_chars(pad->text.data(), pad->text.data() + pad->text.size(), n);
         if (!pad->is(Type::number)) {
             r.fail(*pad, "config.n_pad",
                    fmt::format("n_pad is {}, expected a whole number from 0 to {} (how many "
                                "<pad> tokens end the sentence)",
                                json::describe(pad->type), limit(Field::tokens).max));
         }
-        if (pad->text.empty() || ec != std::errc() ||
-            ptr != pad->text.data() + pad->text.size() ||
+        if (pad->text.empty() || ec != std::errc() || ptr != pad->text.data() + pad->text.size() ||
             n > static_cast<std::size_t>(limit(Field::tokens).max)) {
             r.fail(*pad, "config.n_pad",
                    fmt::format("n_pad is {}, expected a whole number from 0 to {} (how many "
@@ -401,7 +401,8 @@ Loaded read_dump(const std::string& path) {
     const auto& seeded_tokens = in.embeddings_source.seeded_tokens;
     for (std::size_t i = 0; i < seeded_tokens.size(); ++i) {
         const std::string at = index("sources.embeddings.seeded_tokens", i);
-        const Value& item = root.find("sources")->find("embeddings")->find("seeded_tokens")->items[i];
+        const Value& item =
+            root.find("sources")->find("embeddings")->find("seeded_tokens")->items[i];
         if (std::find(in.tokens.begin(), in.tokens.end(), seeded_tokens[i]) == in.tokens.end()) {
             r.fail(item, at,
                    fmt::format("\"{}\" is not one of the tokens, expected a token whose vector "
@@ -443,8 +444,9 @@ Loaded read_dump(const std::string& path) {
     }
     if (in.weights_source.kind == Source::Kind::seeded) {
         const Weights fresh = seeded_weights(c);
-        for (const auto& [id, matrix] : {std::pair{"W_Q", &fresh.w_q}, std::pair{"W_K", &fresh.w_k},
-                                         std::pair{"W_V", &fresh.w_v}, std::pair{"W_O", &fresh.w_o}}) {
+        for (const auto& [id, matrix] :
+             {std::pair{"W_Q", &fresh.w_q}, std::pair{"W_K", &fresh.w_k},
+              std::pair{"W_V", &fresh.w_v}, std::pair{"W_O", &fresh.w_o}}) {
             const auto [values, where] = values_of(id);
             if (values == nullptr && matrix->empty()) {
                 continue;
@@ -480,8 +482,7 @@ class Comparison {
 
     void compare(const Value& stored, const Value& fresh, const std::string& where) {
         if (stored.type != fresh.type) {
-            differ(stored, where,
-                   fmt::format("{}{}", json::describe(fresh.type), quote(fresh)));
+            differ(stored, where, fmt::format("{}{}", json::describe(fresh.type), quote(fresh)));
         }
         switch (stored.type) {
             case Type::null:
