@@ -11,6 +11,7 @@
 #include "attn/core/utf8.hpp"
 #include "attn/version.hpp"
 #include "cli.hpp"
+#include "suggest.hpp"
 
 namespace attn::cli {
 
@@ -152,6 +153,14 @@ int run(const std::vector<std::string>& args, Io& io) {
     } catch (const CLI::CallForAllHelp&) {
         io.out << app.help("", CLI::AppFormatMode::All);
         return 0;
+    } catch (const CLI::ExtrasError&) {
+        // an unknown option or command, or a sentence without a command: say what was meant
+        const Command* c = parsed();
+        const CLI::App& where = c != nullptr ? *c->app : app;
+        io.err << "attn: error: " << unplaced_arguments(where.remaining(), where, app)
+               << "\n  hint: run '" << (c != nullptr ? "attn " + c->app->get_name() : "attn")
+               << " --help' for the options\n";
+        return 2;
     } catch (const CLI::ConversionError& e) {
         // CLI11 says "Could not convert: --d-k = x"; say what was expected instead
         std::string what = e.what();

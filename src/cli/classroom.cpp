@@ -10,6 +10,8 @@
 
 #include "attn/core/check.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/input.hpp"
+#include "attn/core/limits.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
@@ -55,7 +57,8 @@ void configure_check(CLI::App& app, CheckOptions& o) {
     option(app, "--relative-tolerance", o.relative_tolerance, "R",
            "Also accept an answer within this fraction of the right value (e.g. 0.01 "
            "for 1%), for large numbers; default 0");
-    app.add_option("--precision", o.precision, "Digits after the decimal point in the report")
+    app.add_option("--precision", o.precision,
+                   "Digits after the decimal point in the report (0 to 15)")
         ->capture_default_str();
     app.add_flag("--ascii", o.ascii, "ASCII only");
     app.footer(R"(Exit status: 0 when every answer is right, 1 when some are wrong or blank, 2 for
@@ -129,6 +132,22 @@ int run_check(const CheckOptions& o, Io& io) {
     const AnswerSheet sheet = read_answers(o.answers);
     const Loaded loaded = load_input(spec_of(sheet.worksheet));
     const Trace trace = explain(loaded.input, loaded.config);
+    // every answered step must be a step of the worksheet: a misspelt one would be ignored
+    for (const auto& id : sheet.step_ids) {
+        if (find_step(trace, id) == nullptr) {
+            std::vector<std::string> ids;
+            for (const Step& s : teaching_steps(trace)) {
+                ids.push_back(s.id);
+            }
+            const auto near = nearest(id, ids);
+            throw Error(ErrorKind::input,
+                        fmt::format("{}: answers.{}: no step of this worksheet has that id, "
+                                    "expected one of: {}{}",
+                                    shown(o.answers), shown(id), listed(ids, ", "),
+                                    near.empty() ? std::string()
+                                                 : fmt::format(" (did you mean {}?)", near[0])));
+        }
+    }
     const Tolerance tolerance{o.tolerance, o.relative_tolerance};
     const auto verdicts = check_answers(trace, sheet, tolerance);
     if (verdicts.empty()) {
@@ -137,6 +156,7 @@ int run_check(const CheckOptions& o, Io& io) {
                         ": \"answers\" holds no step of this worksheet, expected the "
                         "steps the worksheet left blank");
     }
+    check_limit(Field::precision, o.precision);
     TextStyle style;
     style.precision = o.precision;
     style.unicode = !o.ascii;

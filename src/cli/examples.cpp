@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attn/core/error.hpp"
+#include "attn/core/input.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/render/render.hpp"
 #include "cli.hpp"
@@ -57,6 +58,27 @@ std::string resolve_input_file(const std::string& path, const Io& io) {
                 return candidate.string();
             }
         }
+        // neither a file nor an example: a misspelt example's name?
+        std::vector<std::string> names;
+        std::error_code ec;
+        for (const auto& entry : fs::directory_iterator(*dir, ec)) {
+            if (entry.path().extension() == ".json") {
+                names.push_back(entry.path().stem().string());
+            }
+        }
+        std::sort(names.begin(), names.end());
+        const std::string stem = path.ends_with(".json") ? path.substr(0, path.size() - 5) : path;
+        if (const auto near = nearest(stem, names); !near.empty()) {
+            std::vector<std::string> quoted;
+            for (const auto& n : near) {
+                quoted.push_back("'" + shown(n) + "'");
+            }
+            throw Error(ErrorKind::input,
+                        fmt::format("cannot read {}: there is no such file and no example of "
+                                    "that name; did you mean the example {}? ('attn examples' "
+                                    "lists them)",
+                                    shown(path), listed(quoted, " or ")));
+        }
     }
     return path;  // reading it will say that it does not exist
 }
@@ -67,7 +89,7 @@ void configure_examples(CLI::App& app, ExamplesOptions& o) {
         R"(Lists the worked examples that come with attn, each with the command that runs it; a name
 is enough for --model or --qkv:
   attn explain --model this-is-book
-  attn explain --qkv tutorial-002-random-qkv --mask causal
+  attn explain --qkv random-4x8-qkv --mask causal
 
 They are looked up in $ATTN_DATA_DIR/examples, then next to the executable
 (../share/attn/examples, or data/examples of the source tree), then in the install prefix.)");

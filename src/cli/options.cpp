@@ -166,15 +166,19 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "Seed for the random embeddings and weights (0 to 2^64 - 1; "
            "default 42); the same seed gives the same numbers everywhere");
     option(app, "--d-model", o.d_model, "N",
-           "Width of each token's embedding (1 to 4096; default 5, or "
+           "Width of each token's embedding (1 to 4096; default 5, 3·H with --heads H, or "
            "the width in the files given)");
     option(app, "--heads", o.heads, "H",
            "Attention heads (1 to 64; default 1). More than one splits "
            "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
-           "PyTorch's nn.MultiheadAttention, so d_model must be a multiple of H");
-    option(app, "--d-k", o.d_k, "N", "Width of each query and key vector (1 to 4096; default 3)");
+           "PyTorch's nn.MultiheadAttention; without --d-k, each head gets d_model / H "
+           "columns, so d_model must then be a multiple of H");
+    option(app, "--d-k", o.d_k, "N",
+           "Width of each query and key vector (1 to 4096; default 3, or d_model / H with "
+           "--heads H)");
     option(app, "--d-v", o.d_v, "N",
-           "Width of each value vector and output row (1 to 4096; default 3)");
+           "Width of each value vector and output row (1 to 4096; default 3, or d_k with "
+           "--heads H)");
     option(app, "--mask", o.mask, "none|causal|FILE",
            "none (default): every token sees every token; causal: a token "
            "sees only itself and the tokens before it; or a JSON file "

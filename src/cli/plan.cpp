@@ -72,7 +72,7 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
     throw Error(ErrorKind::input,
                 fmt::format("{}: {} {} of the sentence {} not in the embeddings, expected every "
                             "token to have a vector:{}\n  hint: add {} to \"vectors\" in {}{}, "
-                            "or use --unknown random to give {} seeded vectors",
+                            "or use --unknown random to give {}",
                             shown(table.path), missing_tokens.size(), one ? "token" : "tokens",
                             one ? "is" : "are", lines, one ? "it" : "them", shown(table.path),
                             case_only ? ", use --lowercase or \"case_insensitive\": true when "
@@ -98,6 +98,9 @@ Loaded assemble_qkv(const InputSpec& spec, const QkvFile& file, const std::optio
         {spec.unknown != UnknownTokens::error, "--unknown"},
         {spec.seed.has_value(), "--seed"},
         {spec.scale_by == ScaleBy::d_model, "--scale-by d_model (the width of embeddings)"},
+        {(spec.lowercase || spec.chars) && !spec.sentence,
+         "--lowercase or --chars (they cut a sentence into tokens, and no sentence names the "
+         "rows)"},
     };
     for (const auto& [given, name] : others) {
         if (given) {
@@ -275,11 +278,13 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
             // several heads: three columns per head unless told otherwise
             c.d_model = spec.d_model.value_or(c.n_heads > 1 ? 3 * c.n_heads : c.d_model);
         }
-        if (c.n_heads > 1 && c.d_model % c.n_heads != 0) {
+        // the default width of a head is d_model / heads, as in PyTorch; given --d-k, any
+        if (c.n_heads > 1 && !spec.d_k && c.d_model % c.n_heads != 0) {
             throw Error(ErrorKind::usage,
                         fmt::format("d_model = {} is not divisible by --heads {}, expected a "
-                                    "multiple of {} (each head gets d_model / heads columns, as "
-                                    "in PyTorch's nn.MultiheadAttention), e.g. --d-model {}",
+                                    "multiple of {} (without --d-k, each head gets d_model / "
+                                    "heads columns, as in PyTorch's nn.MultiheadAttention), "
+                                    "e.g. --d-model {}, or give the width of a head with --d-k",
                                     c.d_model, c.n_heads, c.n_heads,
                                     (c.d_model / c.n_heads + 1) * c.n_heads));
         }

@@ -141,7 +141,18 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
     head.scaled_scores = std::move(w.scaled);
     head.masked_scores = std::move(w.masked);
     head.attention = std::move(w.weights);
-    head.empty_rows = std::move(w.empty);
+    // the groups softmax could not normalise: rows, columns or the whole matrix, by the rule
+    switch (t.rule.over) {
+        case SoftmaxOver::rows:
+            head.empty_rows = std::move(w.empty);
+            break;
+        case SoftmaxOver::columns:
+            head.empty_columns = std::move(w.empty);
+            break;
+        case SoftmaxOver::all:
+            head.all_masked = !w.empty.empty();
+            break;
+    }
     check_finite(head.scaled_scores, name + "S′", t.tokens, t.tokens, input);
     head.variance_q = variance(head.q);
     head.variance_k = variance(head.k);

@@ -21,7 +21,7 @@ Limit limit(Field field) noexcept {
         case Field::precision:
             return {0, 15, "digits after the decimal point"};
         case Field::width:
-            return {40, 1000, "columns of text; 0 means auto"};
+            return {40, 1000, "columns of text; or 0 for the terminal's width"};
         case Field::threads:
             return {1, 256, "the threads to compute and write with"};
         default:

@@ -221,9 +221,9 @@ Matrix Reader::matrix(const Value& v, const std::string& where) const {
         const auto row = numbers(v.items[r], index(where, r));
         if (row.size() != first.size()) {
             fail(v.items[r], index(where, r),
-                 fmt::format("row {} has {} numbers, expected {} like row 0 (every row of a "
+                 fmt::format("row {} has {} number{}, expected {} like row 0 (every row of a "
                              "matrix has the same length)",
-                             r, row.size(), first.size()));
+                             r, row.size(), row.size() == 1 ? "" : "s", first.size()));
         }
         std::copy(row.begin(), row.end(), m.row(r).begin());
     }
@@ -236,7 +236,14 @@ std::uint64_t seed_of(const Reader& r, const Value& seed, const std::string& whe
         std::from_chars(seed.text.data(), seed.text.data() + seed.text.size(), value);
     if (!seed.is(Type::number) || seed.text.empty() || ec != std::errc() ||
         ptr != seed.text.data() + seed.text.size()) {
-        r.fail(seed, where, "the seed is not a whole number, expected 0 to 2^64 - 1");
+        const bool whole =
+            seed.is(Type::number) && seed.text.find_first_of(".eE") == std::string::npos;
+        r.fail(seed, where,
+               !whole                       ? "the seed is not a whole number, expected 0 to "
+                                              "2^64 - 1"
+               : seed.text.starts_with('-') ? "the seed is negative, expected 0 to 2^64 - 1"
+                                            : "the seed is larger than 2^64 - 1, expected 0 to "
+                                              "2^64 - 1");
     }
     return value;
 }

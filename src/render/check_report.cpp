@@ -156,17 +156,20 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
             "\nAll {} answers are right ({}).\n", n_cells,
             tolerance.relative > 0.0 ? within : fmt::format("within {}", tolerance.absolute));
     } else {
-        out += fmt::format("\n{} of {} answers are wrong or blank ({}).", n_wrong, n_cells, within);
+        out += fmt::format("\n{} of {} answers {} wrong or blank ({}).", n_wrong, n_cells,
+                           n_wrong == 1 ? "is" : "are", within);
         if (first_wrong != nullptr) {
             const Step& step = *find_step(t, first_wrong->step_id);
             const auto later = depending_on(t, first_wrong->step_id);
-            const bool later_answered =
-                std::any_of(verdicts.begin(), verdicts.end(),
-                            [&](const StepVerdict& v) { return later.contains(v.step_id); });
+            // "start there" only when a later step that uses it is wrong too
+            const bool later_wrong =
+                std::any_of(verdicts.begin(), verdicts.end(), [&](const StepVerdict& v) {
+                    return later.contains(v.step_id) && (!v.wrong.empty() || v.wrong_shape);
+                });
             out += fmt::format(" The first mistake is in step {}{}", step_title(t, step),
-                               later_answered ? ": later steps use it and may be wrong only "
-                                                "because of it, so start there."
-                                              : ".");
+                               later_wrong ? ": later steps use it and may be wrong only "
+                                             "because of it, so start there."
+                                           : ".");
         }
         out += "\n";
     }

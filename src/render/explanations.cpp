@@ -44,13 +44,14 @@ std::string weights_of(const Trace& t, std::string_view into) {
 
 // What the tokens' order reaches in this run: the positions, the mask, or nothing.
 std::string tokens_text(const Trace& t) {
-    std::string out =
-        t.tokens_named
-            ? fmt::format("The tokens name the rows of Q, K and V ({}), one token per row. A "
-                          "token's index is its position in the sequence. ",
-                          t.qkv_path)
-            : std::string("The sentence is cut into tokens, the units attention works on. A "
-                          "token's index is its position in the sequence. ");
+    std::string out = t.tokens_named
+                          ? fmt::format(
+                                "The tokens name the rows of Q, K and V ({}), one token per row. A "
+                                "token's index is its position in the sequence. ",
+                                t.qkv_path)
+                          : std::string(
+                                "The sentence is cut into tokens, the units attention works on. A "
+                                "token's index is its position in the sequence. ");
     const bool positions = !t.positions.empty();
     const bool masked = t.mask.has_value();
     if (!positions && !masked) {
@@ -107,6 +108,18 @@ std::string scores_text(const Step& step) {
            "queries, columns are keys.";
 }
 
+// Whether every score of every head is a whole number (the hand rule's premise).
+bool scores_whole(const Trace& t) {
+    for (const Head& h : t.heads) {
+        for (double s : h.scores.data()) {
+            if (s != std::round(s)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 std::string scaled_text(const Trace& t) {
     const WeightsRule& rule = t.rule;
     if (!rule.scales()) {
@@ -116,14 +129,20 @@ std::string scaled_text(const Trace& t) {
     }
     if (rule.arith == Arith::hand) {
         return fmt::format(
-            "By hand: ⌊S / {0}⌋ in place of S / √{1}, so that every number stays whole ({0} is "
-            "√{1} rounded to a whole number, and ⌊ ⌋ rounds down). With 3^x in place of e^x "
-            "below, the hand rule weighs a score s by 3^(s/{0}) = e^({2}·s) where the exact "
-            "rule uses e^(s/√{1}) = e^({3}·s), before ⌊ ⌋ rounds s/{0} down.",
+            "By hand: ⌊S / {0}⌋ in place of S / √{1} ({0} is √{1} rounded to a whole number, "
+            "and ⌊ ⌋ rounds down), so that {4}. With 3^x in place of e^x below, the hand rule "
+            "weighs "
+            "a score s by 3^(s/{0}) = e^({2}·s) where the exact rule uses e^(s/√{1}) = "
+            "e^({3}·s), before ⌊ ⌋ rounds s/{0} down.",
             static_cast<long long>(rule.divisor()),
             rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k",
             format_number(std::log(3.0) / rule.divisor(), 3, true),
-            format_number(1.0 / rule.sqrt_width(), 3, true));
+            format_number(1.0 / rule.sqrt_width(), 3, true),
+            scores_whole(t) ? "every number stays whole"
+                            : "whole scores stay whole; these scores are not whole numbers, "
+                              "so ⌊ ⌋ also drops their fractions, and the hand weights can be "
+                              "far from the exact ones (the seeded numbers of --arith hand are "
+                              "whole)");
     }
     std::string why =
         "For queries and keys whose entries are independent, with mean 0 and variance 1, a "
@@ -236,12 +255,13 @@ std::string positions_text(const Trace& t) {
 }
 
 // What the mask says, attn's convention, and how PyTorch's masks write the same thing.
-std::string mask_text(const Trace& t) {
+std::string mask_text(const Trace& t, const Step& step) {
     const auto& c = t.config;
     std::string what;
     std::string_view pytorch;
     if (c.mask == MaskKind::file) {
-        what = "A mask given in a file: row i says which tokens token i may attend to.";
+        what = fmt::format("A mask given in a file: {} i says which tokens token i may attend to.",
+                           step.transposed ? "column" : "row");
         pytorch =
             "nn.MultiheadAttention's attn_mask uses the opposite, True\u00A0=\u00A0blocked, so "
             "pass it the negation of this matrix";
@@ -315,7 +335,7 @@ std::string explanation(const Trace& t, const Step& step) {
         case StepOp::scaled_scores:
             return scaled_text(t);
         case StepOp::mask:
-            return mask_text(t);
+            return mask_text(t, step);
         case StepOp::masked_scores:
             return "Blocked cells become −∞, so that softmax gives them a weight of exactly 0 "
                    "(e^−∞\u00A0=\u00A00). A finite stand-in such as −1e9 works only while every "

@@ -247,12 +247,24 @@ std::string summary_list(const Trace& trace, toolkit::Escape escape, std::string
 std::vector<std::string> warnings(const Trace& t) {
     std::vector<std::string> out;
     // every head shares the mask, so the first head's empty rows are every head's
-    for (std::size_t row : t.heads.front().empty_rows) {
+    const Head& head = t.heads.front();
+    for (std::size_t row : head.empty_rows) {
         out.push_back(fmt::format(
-            "row {} ({}) of the attention weights has every key masked: softmax is undefined "
-            "there, so attn gives it zero weights and a zero output row (PyTorch's "
+            "token {} ({}) may attend to no token: every key is masked for it, so its softmax "
+            "is undefined; attn gives it zero weights and a zero output (PyTorch's "
             "nn.MultiheadAttention gives NaN, scaled_dot_product_attention zeros)",
             row, quoted(t.tokens[row])));
+    }
+    for (std::size_t col : head.empty_columns) {
+        out.push_back(fmt::format(
+            "column {} (key {}) of the attention weights has every query masked: a softmax "
+            "over that column is undefined, so attn gives it zero weights",
+            col, quoted(t.tokens[col])));
+    }
+    if (head.all_masked) {
+        out.emplace_back(
+            "every cell of the attention weights is masked: a softmax over the whole matrix is "
+            "undefined, so attn gives every cell a weight of zero");
     }
     return out;
 }

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -62,7 +63,7 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row) {
     }
     if (n_shown == 0) {
         return "The new vector for " + token_name(t, row) +
-               " is all zeros: every key is masked in its row.";
+               " is all zeros: every key is masked for it.";
     }
     if (n_rest > 0) {
         out += fmt::format(" + {} spread over the other {} tokens", format_number(rest, 2, true),
@@ -105,6 +106,41 @@ void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead) 
         t.tokens.size()));
 }
 
+// Whether the mask lets the copies in `group` see different tokens.
+bool mask_differs(const Trace& t, const std::vector<std::size_t>& group) {
+    if (!t.mask) {
+        return false;
+    }
+    for (std::size_t i : group) {
+        for (std::size_t j = 0; j < t.mask->cols(); ++j) {
+            if (t.mask->allowed(i, j) != t.mask->allowed(group.front(), j)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// Whether every token some copy in `group` may see has one and the same row of the input
+// (X′, or X): then each copy's output is that row's value vector, whatever its weights.
+bool sees_one_vector(const Trace& t, const std::vector<std::size_t>& group) {
+    const Matrix& x = t.x_in;
+    std::optional<std::size_t> first;
+    for (std::size_t i : group) {
+        for (std::size_t j = 0; j < t.tokens.size(); ++j) {
+            if (t.mask && !t.mask->allowed(i, j)) {
+                continue;
+            }
+            if (!first) {
+                first = j;
+            } else if (!std::equal(x.row(j).begin(), x.row(j).end(), x.row(*first).begin())) {
+                return false;
+            }
+        }
+    }
+    return first.has_value();
+}
+
 // Why copies of a token got identical or different outputs, from what differs between them:
 // their rows of X′ (positions) and their rows of the mask (what each may see).
 void repeated_tokens(const Trace& t, Notes& n) {
@@ -120,18 +156,27 @@ void repeated_tokens(const Trace& t, Notes& n) {
         auto name =
             fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]), join_indices(group));
         if (contains(t.identical_outputs, group)) {
-            same.push_back(std::move(name));
+            if (!mask_differs(t, group)) {
+                same.push_back(std::move(name));
+            } else {
+                // the mask lets them see different tokens, and yet the outputs are equal
+                n.after.push_back(fmt::format(
+                    "Identical outputs for {}, although the mask lets each copy see different "
+                    "tokens: {}.",
+                    name,
+                    sees_one_vector(t, group)
+                        ? "every token they may see has the same row of " +
+                              std::string(t.positions.empty() ? "X" : "X′") +
+                              ", so each output is that row's value vector, whatever the "
+                              "weights"
+                        : std::string("the tokens one copy sees and another does not change "
+                                      "nothing in the output here")));
+            }
             continue;
         }
         different.push_back(std::move(name));
         by_positions = by_positions || !contains(t.identical_inputs, group);
-        if (t.mask) {
-            for (std::size_t i : group) {
-                for (std::size_t j = 0; j < t.mask->cols(); ++j) {
-                    by_mask = by_mask || t.mask->allowed(i, j) != t.mask->allowed(group.front(), j);
-                }
-            }
-        }
+        by_mask = by_mask || mask_differs(t, group);
     }
     if (!same.empty()) {
         n.after.push_back(fmt::format(
@@ -166,6 +211,16 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
         return;
     }
     if (rule.arith == Arith::hand) {
+        if (rule.scale_by == ScaleBy::d_model) {
+            n.before.push_back(fmt::format(
+                "Here d_model = {}: exactly, the scores would be divided by √d_model = {}; by "
+                "hand, by {} and rounded down. The rule divides by √d_k = {} (d_k = {}), the "
+                "width of the queries and keys: dividing by √d_model is a mistake a tutorial "
+                "makes, shown on purpose.",
+                t.config.d_model, num(rule.sqrt_width()), static_cast<int>(rule.divisor()),
+                num(sqrt_d_k), t.config.d_k));
+            return;
+        }
         n.before.push_back(fmt::format(
             "Here d_k = {}: exactly, the scores would be divided by √d_k = {}; by hand, by {} "
             "and rounded down.",
@@ -187,7 +242,7 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
         "exactly: from {3} (S{4}) to {5} (S′{4}), {6}",
         width, rule.scale_width, num(rule.sqrt_width()), num(head.variance_scores), sub, num(after),
         rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
-            ? fmt::format("{}, as dividing by √d_k would: here d_model = d_k.",
+            ? fmt::format("{}: the same as dividing by √d_k, because here d_model = d_k.",
                           near_one ? "close to 1" : "not close to 1")
         : rule.scale_by == ScaleBy::d_model
             ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give {}: the "
@@ -248,7 +303,9 @@ Notes notes(const Trace& t, const Step& step, int precision) {
     switch (step.op) {
         case StepOp::embeddings: {
             std::vector<std::string> repeats;
+            bool mask_tells = false;  // does the mask let some copies see different tokens?
             for (const auto& group : t.identical_embeddings) {
+                mask_tells = mask_tells || (same_text(t, group) && mask_differs(t, group));
                 if (same_text(t, group)) {
                     repeats.push_back(fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]),
                                                   join_indices(group)));
@@ -265,10 +322,12 @@ Notes notes(const Trace& t, const Step& step, int precision) {
                     join_list(repeats),
                     !t.positions.empty() ? "The positional encodings, added next, tell the "
                                            "copies apart."
-                    : t.mask ? "Nothing in X tells the copies apart; only the mask will, by "
-                               "letting each copy see different tokens."
-                             : "Nothing here tells attention where a token stands: no "
-                               "positions and no mask."));
+                    : mask_tells ? "Nothing in X tells the copies apart; only the mask can, by "
+                                   "letting each copy see different tokens."
+                    : t.mask     ? "Nothing in X tells the copies apart, and the mask lets "
+                                   "every copy see the same tokens."
+                                 : "Nothing here tells attention where a token stands: no "
+                                   "positions and no mask."));
             }
             break;
         }

@@ -194,12 +194,12 @@ std::string markdown(std::string_view text) {
 }
 
 std::string to_ascii(std::string_view text) {
-    static constexpr std::array<Glyph, 28> table{{
+    static constexpr std::array<Glyph, 30> table{{
         {"θ", "theta"}, {"│", "|"},  {"⌊", "floor("}, {"⌋", ")"},  {"−∞", "-inf"}, {"∞", "inf"},
         {"·", "*"},     {"ᵀ", "^T"}, {"√", "sqrt"},   {"×", "x"},  {"→", "->"},    {"←", "<-"},
         {"…", "..."},   {"⋮", ":"},  {"Σ", "sum "},   {"≤", "<="}, {"≥", ">="},    {"≈", "~"},
         {"−", "-"},     {"—", "--"}, {"–", "-"},      {"′", "'"},  {"ₘ", "_m"},    {"‘", "'"},
-        {"’", "'"},     {"“", "\""}, {"”", "\""},     {"━", "="},
+        {"’", "'"},     {"“", "\""}, {"”", "\""},     {"━", "="},  {"✓", "[ok]"},  {"✗", "[x]"},
     }};
     std::string out;
     out.reserve(text.size());

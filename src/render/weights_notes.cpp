@@ -15,54 +15,80 @@
 namespace attn::lesson {
 namespace {
 
-// The hand weights of each row as exact fractions: 3^(s_j - min) / Σ 3^(s - min), reduced.
-// Only for whole-number scores and denominators a pencil can handle; empty otherwise.
+// The hand weights as exact fractions: 3^(s - min) / Σ 3^(s - min) over each group that
+// softmax normalises together (a row, a column, or the whole matrix, as the rule says),
+// reduced, shown row by row. Only for whole-number scores and denominators a pencil can
+// handle; empty otherwise.
 std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
     constexpr std::size_t max_rows = 6;
     constexpr long long max_denominator = 100000;
     const Matrix& logits = t.mask ? head.masked_scores : head.scaled_scores;
-    std::vector<std::string> lines;
-    for (std::size_t r = 0; r < logits.rows() && r < max_rows; ++r) {
-        const auto s = logits.row(r);
-        double low = std::numeric_limits<double>::infinity();
-        for (double x : s) {
+    const std::size_t rows = logits.rows();
+    const std::size_t cols = logits.cols();
+    // the group of each cell, and each group's smallest finite score
+    const auto group_of = [&](std::size_t r, std::size_t c) -> std::size_t {
+        switch (t.rule.over) {
+            case SoftmaxOver::rows:
+                return r;
+            case SoftmaxOver::columns:
+                return c;
+            case SoftmaxOver::all:
+                return 0;
+        }
+        return r;
+    };
+    const std::size_t groups = t.rule.over == SoftmaxOver::rows      ? rows
+                               : t.rule.over == SoftmaxOver::columns ? cols
+                                                                     : 1;
+    std::vector<double> low(groups, std::numeric_limits<double>::infinity());
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) {
+            const double x = logits(r, c);
             if (std::isfinite(x)) {
                 if (x != std::round(x)) {
                     return {};
                 }
-                low = std::min(low, x);
+                low[group_of(r, c)] = std::min(low[group_of(r, c)], x);
             }
         }
-        if (std::isinf(low)) {
+    }
+    std::vector<long long> numerators(rows * cols, 0);
+    std::vector<long long> total(groups, 0);
+    for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) {
+            const double x = logits(r, c);
+            if (!std::isfinite(x)) {
+                continue;  // masked: weight 0
+            }
+            const double e = x - low[group_of(r, c)];
+            if (e > 30) {
+                return {};
+            }
+            long long v = 1;
+            for (int k = 0; k < static_cast<int>(e); ++k) {
+                v *= 3;
+            }
+            numerators[r * cols + c] = v;
+            total[group_of(r, c)] += v;
+            if (total[group_of(r, c)] > max_denominator) {
+                return {};
+            }
+        }
+    }
+    std::vector<std::string> lines;
+    for (std::size_t r = 0; r < rows && r < max_rows; ++r) {
+        if (t.rule.over == SoftmaxOver::rows && total[r] == 0) {
             continue;  // every key masked
         }
-        std::vector<long long> numerators;
-        long long total = 0;
-        for (double x : s) {
-            long long v = 0;
-            if (std::isfinite(x)) {
-                const double e = x - low;
-                if (e > 30) {
-                    return {};
-                }
-                v = 1;
-                for (int k = 0; k < static_cast<int>(e); ++k) {
-                    v *= 3;
-                }
-            }
-            numerators.push_back(v);
-            total += v;
-        }
-        if (total > max_denominator) {
-            return {};
-        }
         std::string row = "  " + quoted(t.tokens[r]) + ":";
-        for (std::size_t j = 0; j < numerators.size(); ++j) {
-            const long long g = std::gcd(numerators[j], total);
-            row += numerators[j] == 0       ? std::string(" 0")
-                   : numerators[j] == total ? std::string(" 1")
-                                            : fmt::format(" {}/{}", numerators[j] / g, total / g);
-            row += j + 1 < numerators.size() ? "," : "";
+        for (std::size_t c = 0; c < cols; ++c) {
+            const long long num = numerators[r * cols + c];
+            const long long den = total[group_of(r, c)];
+            const long long g = std::gcd(num, den);
+            row += num == 0     ? std::string(" 0")
+                   : num == den ? std::string(" 1")
+                                : fmt::format(" {}/{}", num / g, den / g);
+            row += c + 1 < cols ? "," : "";
         }
         lines.push_back(row);
     }
@@ -104,10 +130,22 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
         return;
     }
     if (t.rule.over == SoftmaxOver::columns) {
+        std::string keys = "each key's weights sum to 1";
+        if (!head.empty_columns.empty()) {
+            std::vector<std::string> blocked;
+            blocked.reserve(head.empty_columns.size());
+            for (std::size_t c : head.empty_columns) {
+                blocked.push_back(quoted(t.tokens[c]));
+            }
+            keys = fmt::format(
+                "each key's weights sum to 1, but for {} {}, which every query is blocked "
+                "from and which gets no weight at all",
+                blocked.size() == 1 ? "key" : "keys", listed(blocked));
+        }
         n.after.push_back(fmt::format(
-            "What went wrong: each key's weights sum to 1, but a query's weights sum to {}, "
-            "not 1: a token no longer shares out exactly all of its attention.",
-            range_of(mine, precision)));
+            "What went wrong: {}; a query's weights sum to {}, not 1: a token no longer shares "
+            "out exactly all of its attention.",
+            keys, range_of(mine, precision)));
     } else if (t.rule.over == SoftmaxOver::all) {
         const auto top =
             static_cast<std::size_t>(std::max_element(mine.begin(), mine.end()) - mine.begin());
@@ -143,13 +181,14 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
     };
     std::vector<std::string> items;
     std::size_t self = 0;
+    std::size_t self_tied = 0;  // itself among the keys tied for the largest weight
     std::size_t counted = 0;
     for (std::size_t r = 0; r < a.rows(); ++r) {
-        if (std::find(head.empty_rows.begin(), head.empty_rows.end(), r) != head.empty_rows.end()) {
-            continue;  // no weights at all
-        }
         const auto row = a.row(r);
         const double top = *std::max_element(row.begin(), row.end());
+        if (top == 0.0) {
+            continue;  // no weights at all: every key masked (or, by columns, blocked)
+        }
         std::vector<std::size_t> keys;
         for (std::size_t c = 0; c < row.size(); ++c) {
             if (row[c] == top) {
@@ -160,6 +199,8 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
         ++counted;
         if (itself && keys.size() == 1) {  // a tie is not "most"
             ++self;
+        } else if (itself) {
+            ++self_tied;
         }
         std::string whom;
         if (keys.size() > 2) {  // a tie of many keys (a uniform row) is counted, not listed
@@ -181,12 +222,20 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
     if (counted == 0) {
         return;
     }
-    const std::string verdict =
+    std::string verdict =
         self == counted
             ? (counted == 1 ? "it attends most to itself" : "every token attends most to itself")
-        : self == 0 ? "no token attends most to itself"
+        : self == 0 ? (self_tied == 0 ? "no token attends most to itself"
+                                      : "no token attends to itself more than to every other")
         : self == 1 ? fmt::format("1 of the {} tokens attends most to itself", counted)
                     : fmt::format("{} of the {} tokens attend most to themselves", self, counted);
+    if (self_tied > 0) {  // say the ties, or the verdict reads as contradicting the list
+        verdict += self_tied == 1 ? "; 1 ties itself with another token for its largest weight"
+                                  : fmt::format(
+                                        "; {} tie themselves with other tokens for their "
+                                        "largest weight",
+                                        self_tied);
+    }
     if (items.size() <= listed_queries) {
         n.after.push_back(
             fmt::format("Each query's largest weight: {}; {}.", fmt::join(items, ", "), verdict));

@@ -3,7 +3,8 @@
 # "attn: error:" and MESSAGE (a fixed string) on stderr. When an existing --json output file
 # is named in the arguments it must be left exactly as it was. In ARG, @EXISTING@ stands for
 # such a file, @EMPTY@ for an empty argument (CMake drops empty strings from a command) and
-# @HUGE@ for a 300 MiB file (sparse: it takes no disk space).
+# @HUGE@ for a 300 MiB file (sparse: it takes no disk space), @ESC@ for the escape
+# character (CMake cannot write one).
 #   usage: expect_error.sh ATTN CODE MESSAGE [ARG...]
 set -u
 attn=$1
@@ -21,7 +22,8 @@ for a in "$@"; do
         truncate -s 300M "$dir/huge.json"
         args+=("$dir/huge.json")
     else
-        args+=("${a//@EXISTING@/$dir/existing.json}")
+        a="${a//@EXISTING@/$dir/existing.json}"
+        args+=("${a//@ESC@/$'\e'}")
     fi
 done
 
@@ -39,6 +41,9 @@ if ! grep -q "^attn: error: " "$dir/err"; then
 fi
 if ! grep -qF -- "$message" "$dir/err"; then
     echo "FAIL: stderr does not contain: $message"; ok=0
+fi
+if grep -q "$(printf '\033')" "$dir/err"; then
+    echo "FAIL: stderr has a raw escape character (input must be shown, not sent)"; ok=0
 fi
 if [ "$(cat "$dir/existing.json")" != "precious" ]; then
     echo "FAIL: the existing output file was changed"; ok=0

@@ -15,6 +15,14 @@ for f in bin/attn share/attn/examples/this-is-book.json share/man/man1/attn.1 \
          share/bash-completion/completions/attn share/doc/attn/README.md; do
     [ -e "$dir/prefix/$f" ] || fail "cmake --install did not install $f"
 done
+# every guide the man page's SEE ALSO names is installed where it says
+for f in $(sed -n '/^\.SH SEE ALSO/,$p' "$dir/prefix/share/man/man1/attn.1" \
+           | grep -oE '^\.I [a-z-]+\.md|^\.I schema/' | cut -c4-); do
+    [ -e "$dir/prefix/share/doc/attn/$f" ] || fail "the man page names $f, which is not installed"
+done
+if grep -q "docs/" "$dir/prefix/share/man/man1/attn.1"; then
+    fail "the man page sends installed users to docs/, which is not installed"
+fi
 groff -man -ww -z "$dir/prefix/share/man/man1/attn.1" 2>"$dir/groff" || fail "groff fails on attn.1"
 [ ! -s "$dir/groff" ] || { cat "$dir/groff"; fail "groff warns about attn.1"; }
 (cd / && "$dir/prefix/bin/attn" explain --model this-is-book --color never --width 300 >"$dir/out.txt") \

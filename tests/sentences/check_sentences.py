@@ -213,7 +213,11 @@ def check_favourites(where, text, cols):
             fail(where, f"{len(items)} queries in {m[0][:60]!r}, {len(table)} in the table")
             continue
         alone = 0
+        tied = 0  # rows whose largest weight is shared by itself and other keys
         for i, ((query, keys, w), (label, weights)) in enumerate(zip(items, table)):
+            others_top = [j for j, x in enumerate(weights) if abs(x - max(weights)) <= 1e-4]
+            if i in others_top and len(others_top) > 1:
+                tied += 1
             top = max(weights)
             if query != label or abs(float(w) - top) > 1e-4:
                 fail(where, f"{query} → {keys} ({w}) but the table's row {label} peaks at {top}")
@@ -242,6 +246,12 @@ def check_favourites(where, text, cols):
         if not verdict.startswith(expected.split(" attend")[0]) or (
                 alone not in (0, len(items)) and not verdict.startswith(f"{alone} of")):
             fail(where, f"the verdict {verdict!r}, but {alone} of {len(items)} attend to themselves")
+        if alone == 0 and tied > 0 and "most to itself" in verdict:
+            fail(where, f"{verdict!r}, but {tied} tie themselves for the largest weight")
+        if tied > 0 and not re.search(rf"\b{tied} tie", verdict):
+            fail(where, f"the verdict {verdict!r} does not say that {tied} tie themselves")
+        if tied == 0 and " tie" in verdict:
+            fail(where, f"the verdict {verdict!r} speaks of ties, but no row has one with itself")
 
 
 FORBIDDEN_IN_COLUMNS = [
@@ -393,6 +403,26 @@ FAVOURITES = {
     "Each query's largest weight: 'This' → 'book' (0.8370), 'is' → 'This' (0.7603), "
     "'book' → 'This' (0.3965); every token attends most to itself.\n": 1,
 }
+TIED = """━━ 7 · Attention weights A ━━
+       │    This      is    book │       Σ
+  ─────┼─────────────────────────┼────────
+  This │  0.4000  0.4000  0.2000 │  1.0000
+  is   │  0.7603  0.1645  0.0752 │  1.0000
+  book │  0.3965  0.2924  0.3110 │  1.0000
+"""
+FAVOURITES_TIED = {
+    "Each query's largest weight: 'This' → itself and 'is' (0.4000), 'is' → 'This' (0.7603), "
+    "'book' → 'This' (0.3965); no token attends to itself more than to every other; 1 ties "
+    "itself with another token for its largest weight.\n": 0,
+    "Each query's largest weight: 'This' → itself and 'is' (0.4000), 'is' → 'This' (0.7603), "
+    "'book' → 'This' (0.3965); no token attends most to itself.\n": 2,
+}
+for sentence, expected in FAVOURITES_TIED.items():
+    check_favourites("self-test", TIED + sentence, False)
+    if len(failures) != expected:
+        print(f"FAIL: the checker found {len(failures)} faults, not {expected}, in {sentence!r}")
+        sys.exit(1)
+    failures.clear()
 for sentence, expected in FAVOURITES.items():
     check_favourites("self-test", TABLE + sentence, False)
     if len(failures) != expected:

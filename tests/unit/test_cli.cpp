@@ -131,7 +131,7 @@ TEST_CASE("cli: every documented usage error exits 2 with a clear message", "[cl
         {{"explain", ""}, "attn: error: the sentence has no tokens"},
         {{"explain", "   "}, "attn: error: the sentence has no tokens"},
         {{"explain"}, "attn: error: the sentence is empty or missing"},
-        {{"explain", "a", "--frobnicate"}, "attn: error: The following argument"},
+        {{"explain", "a", "--frobnicate"}, "attn: error: attn explain has no option --frobnicate"},
         {{"explain", "bad \xFF byte"}, "attn: error: the sentence is not valid UTF-8"},
     };
     for (const auto& c : cases) {

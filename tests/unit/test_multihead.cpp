@@ -168,6 +168,13 @@ TEST_CASE("multi-head sizes: divisible d_model, W_O required, clear errors", "[m
         CHECK_THAT(e.what(), Catch::Contains("d_model = 5 is not divisible by --heads 2") &&
                                  Catch::Contains("e.g. --d-model 6"));
     }
+    // with the width of a head given (--d-k), d_model need not divide: W_Q is 5 × (2·3)
+    spec.d_k = 3;
+    loaded = attn::load_input(spec);
+    CHECK(loaded.config.d_k == 3);
+    CHECK(loaded.config.d_v == 3);
+    CHECK(loaded.input.weights.w_q.cols() == 6);
+    spec.d_k.reset();
     spec.d_model = 8;
     loaded = attn::load_input(spec);
     CHECK(loaded.config.d_k == 4);
@@ -271,7 +278,7 @@ TEST_CASE("a mask file, and a row with every key masked", "[masks]") {
     CHECK(t.heads[0].attention(0, 0) == 1.0);
     const auto warnings = attn::trace_warnings(t);
     REQUIRE(warnings.size() == 1);
-    CHECK_THAT(warnings[0], Catch::Contains("row 1 ('is')") &&
+    CHECK_THAT(warnings[0], Catch::Contains("token 1 ('is') may attend to no token") &&
                                 Catch::Contains("PyTorch's nn.MultiheadAttention gives NaN"));
     CHECK_THROWS_AS(attn::read_mask(ATTN_SOURCE_DIR "/tests/inputs/bad/mask-not-square.json"),
                     attn::Error);

@@ -42,6 +42,11 @@ struct Head {
     double variance_scores = 0.0;  ///< of all entries of scores
     double variance_scaled = 0.0;  ///< of all finite entries of scaled_scores
     std::vector<std::size_t> empty_rows;  ///< rows with every key masked (zero weights)
+    /// With softmax over columns (--softmax-over columns): keys that every query is blocked
+    /// from, whose column has no softmax (zero weights). With softmax over the whole matrix,
+    /// every cell masked is `all_masked`.
+    std::vector<std::size_t> empty_columns;
+    bool all_masked = false;
     /// With --arith hand: the weights exact arithmetic would give, and the largest difference.
     Matrix exact_attention;
     double hand_difference = 0.0;

@@ -1,0 +1,86 @@
+// Did you mean ...? The messages for what CLI11 could not place: an unknown option, an
+// unknown command, a sentence without a command, an argument a command does not take. Each
+// names what was typed (made visible: it came from outside attn) and, when one is close
+// enough to be a likely typo (attn::nearest), what was probably meant.
+#include "suggest.hpp"
+
+#include <fmt/format.h>
+
+#include "attn/core/error.hpp"
+#include "attn/core/input.hpp"
+
+namespace attn::cli {
+namespace {
+
+std::vector<std::string> option_names(const CLI::App& app, bool long_names) {
+    std::vector<std::string> names;
+    for (const CLI::Option* opt : app.get_options()) {
+        for (const auto& n : long_names ? opt->get_lnames() : opt->get_snames()) {
+            names.push_back((long_names ? "--" : "-") + n);
+        }
+    }
+    return names;
+}
+
+std::string quoted_list(const std::vector<std::string>& items, std::string_view quote) {
+    std::vector<std::string> q;
+    q.reserve(items.size());
+    for (const auto& i : items) {
+        q.push_back(fmt::format("{}{}{}", quote, i, quote));
+    }
+    return listed(q, " or ");
+}
+
+// One argument that `app` (a command, or attn itself when `top`) could not place.
+std::string about_one(const std::string& arg, const CLI::App& app, const CLI::App& root, bool top,
+                      bool first) {
+    const std::string where = top ? "attn" : "attn " + app.get_name();
+    if (arg.starts_with("-") && arg.size() > 1) {
+        const bool is_long = arg.starts_with("--");
+        const std::string name = arg.substr(0, arg.find('='));
+        auto near = nearest(name, option_names(app, is_long));
+        if (is_long && near.empty()) {
+            near = nearest(name.substr(1), option_names(app, false));  // -hedas for --heads?
+        }
+        std::string text = fmt::format("{} has no option {}", where, shown(name));
+        if (!near.empty()) {
+            text += fmt::format("; did you mean {}?", quoted_list(near, ""));
+        } else if (top) {
+            text += "; the options of each command are listed by 'attn COMMAND --help'";
+        }
+        return text;
+    }
+    if (top && first) {
+        std::vector<std::string> commands;
+        for (const CLI::App* sub : root.get_subcommands([](const CLI::App*) { return true; })) {
+            commands.push_back(sub->get_name());
+        }
+        const auto near = nearest(arg, commands);
+        if (!near.empty()) {
+            return fmt::format("attn has no command '{}'; did you mean {}?", shown(arg),
+                               quoted_list(near, "'"));
+        }
+        return fmt::format(
+            "'{}' is not a command of attn; to walk through a sentence, name the command "
+            "first: attn explain \"{}\"",
+            shown(arg), shown(arg));
+    }
+    return fmt::format("{} takes no argument '{}'", where, shown(arg));
+}
+
+}  // namespace
+
+std::string unplaced_arguments(const std::vector<std::string>& extras, const CLI::App& app,
+                               const CLI::App& root) {
+    const bool top = &app == &root;
+    std::string text;
+    for (std::size_t i = 0; i < extras.size(); ++i) {
+        if (top && i > 0 && !extras[0].starts_with("-")) {
+            break;  // the rest belongs to the command that was not found
+        }
+        text += (i == 0 ? "" : "\nattn: error: ") + about_one(extras[i], app, root, top, i == 0);
+    }
+    return text;
+}
+
+}  // namespace attn::cli
