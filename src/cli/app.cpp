@@ -210,7 +210,7 @@ int run(const std::vector<std::string>& args, Io& io) {
             what = fmt::format("{} is '{}', expected a whole number",
                                what.substr(prefix.size(), eq - prefix.size()), what.substr(eq + 3));
         }
-        io.err << "attn: error: " << what
+        io.err << "attn: error: " << shown(what, true)
                << "\n  hint: run 'attn explain --help' for the options\n";
         return 2;
     } catch (const CLI::ParseError& e) {
@@ -220,7 +220,7 @@ int run(const std::vector<std::string>& args, Io& io) {
         }
         const Command* c = parsed();
         const std::string where = c != nullptr ? "attn " + c->app->get_name() : "attn";
-        io.err << "attn: error: " << e.what() << "\n  hint: run '" << where
+        io.err << "attn: error: " << shown(e.what(), true) << "\n  hint: run '" << where
                << " --help' for the options\n";
         return 2;
     }
@@ -236,14 +236,15 @@ int run(const std::vector<std::string>& args, Io& io) {
         }
         return print(io, app.help(), 2);
     } catch (const Error& e) {
-        io.err << "attn: error: " << message_of(e) << '\n';
+        // every message, whatever it quotes, reaches the terminal with its controls visible
+        io.err << "attn: error: " << shown(message_of(e), true) << '\n';
         return e.exit_code();
     } catch (const std::bad_alloc&) {
         io.err << "attn: error: out of memory; try smaller sizes (--d-model, --d-k, --d-v) or "
                   "a shorter sentence\n";
         return 1;
     } catch (const std::exception& e) {
-        io.err << "attn: error: internal error: " << e.what()
+        io.err << "attn: error: internal error: " << shown(e.what(), true)
                << " (this is a bug in attn; please report it)\n";
         return 1;
     }

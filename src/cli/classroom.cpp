@@ -138,14 +138,14 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     }
     for (const auto& w : files.write_all()) {
         if (!w.in_place.empty()) {
-            io.err << "attn: note: " << describe(w) << '\n';
+            io.err << "attn: note: " << shown(describe(w)) << '\n';
         }
     }
     io.err << fmt::format(
         "attn: wrote {0}/worksheet.md and .html (for the student), {0}/answer-key.md and .html "
         "(for the teacher) and {0}/answers.json (to fill in, then: attn check "
         "{0}/answers.json)\n",
-        o.output);
+        shown(o.output));
     return 0;
 }
 

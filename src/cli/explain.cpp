@@ -266,6 +266,14 @@ int run_explain(const ExplainOptions& options, Io& io) {
                                               read_target(o.target), o.target, o.lr)
                               : explain(loaded.input, loaded.config);
         watch.lap("compute");
+        if (!o.from.empty()) {
+            // a replay shows only what its inputs give: every value the dump holds is compared
+            // with the run computed again, and the first that differs is an error (exit 2)
+            std::string recomputed;
+            render_json(computed, [&recomputed](std::string_view piece) { recomputed += piece; });
+            verify_dump(o.from, recomputed);
+            watch.lap("verify " + o.from);
+        }
     }
     const Trace& trace = computed;
     if (style.layout == Layout::col && trace.column_steps.empty()) {
@@ -363,10 +371,10 @@ int run_explain(const ExplainOptions& options, Io& io) {
     };
     const std::vector<Written> written = files.write_all(print);
     for (const auto& warning : trace_warnings(trace)) {
-        io.err << "attn: warning: " << warning << '\n';
+        io.err << "attn: warning: " << shown(warning, true) << '\n';
     }
     for (const auto& w : written) {
-        io.err << "attn: wrote " << describe(w) << '\n';
+        io.err << "attn: wrote " << shown(describe(w)) << '\n';
     }
     if (o.stats) {
         io.err << watch.report(trace);

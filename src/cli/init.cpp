@@ -118,9 +118,9 @@ int run_init(const InitOptions& o, Io& io) {
     OutputSet files(o.force);
     files.add(outputs.front(), [&text](const OutputSet::Sink& sink) { sink(text); });
     const auto written = files.write_all();
-    io.err << "attn: wrote " << describe(written.front());
+    io.err << "attn: wrote " << shown(describe(written.front()));
     if (written.front().in_place.empty()) {
-        io.err << "; explain it with: attn explain --model " << o.output;
+        io.err << "; explain it with: attn explain --model " << shown(o.output);
     }
     io.err << '\n';
     return 0;

@@ -276,7 +276,8 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "are refused (default 4G; K, M, G suffixes)");
     path_option(app, "--from", o.from, "FILE",
                 "Replay a JSON dump written by --json: the same walk-through, byte for byte "
-                "(display options only)");
+                "(display options only); a dump whose values are not what its inputs give is "
+                "refused");
     option(app, "--precision", o.precision, "N", "Digits after the decimal point (0 to 15)")
         ->capture_default_str();
     option(app, "--steps", o.steps, "LIST",

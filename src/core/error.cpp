@@ -23,13 +23,20 @@ std::string shape(std::size_t rows, std::size_t cols) {
 // joiner and non-joiner stay: emoji sequences and many scripts need them.
 bool hidden(utf8proc_int32_t cp) {
     if (cp == 0x200C || cp == 0x200D) {
-        return false;
+        return false;  // the zero-width (non-)joiners of emoji sequences and of Indic scripts
+    }
+    // invisible although not format characters: the combining grapheme joiner and the Hangul
+    // fillers (blank letters, which make one token look like another)
+    if (cp == 0x034F || cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0) {
+        return true;
     }
     switch (utf8proc_category(cp)) {
-        case UTF8PROC_CATEGORY_CC:
-        case UTF8PROC_CATEGORY_CF:
-        case UTF8PROC_CATEGORY_ZL:
+        case UTF8PROC_CATEGORY_CC:  // C0 and C1 controls and DEL
+        case UTF8PROC_CATEGORY_CF:  // bidi controls, zero-width space, BOM, soft hyphen, ...
+        case UTF8PROC_CATEGORY_ZL:  // line and paragraph separators
         case UTF8PROC_CATEGORY_ZP:
+        case UTF8PROC_CATEGORY_CO:  // private use: no glyph anyone agrees on
+        case UTF8PROC_CATEGORY_CN:  // unassigned (in attn's Unicode) and noncharacters
             return true;
         default:
             return false;
@@ -103,7 +110,7 @@ std::string Error::message(std::string_view name) const {
     return with_subject(text_, name);
 }
 
-std::string shown(std::string_view text) {
+std::string shown(std::string_view text, bool keep_newlines) {
     std::string out;
     out.reserve(text.size());
     const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());  // NOLINT
@@ -118,7 +125,7 @@ std::string shown(std::string_view text) {
             continue;
         }
         const auto len = static_cast<std::size_t>(n);
-        if (!hidden(cp)) {
+        if (!hidden(cp) || (keep_newlines && cp == '\n')) {
             out.append(text.substr(i, len));
         } else if (cp == '\n') {
             out += "\\n";

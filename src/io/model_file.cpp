@@ -41,7 +41,7 @@ ModelFile read_model(const std::string& path, std::size_t max_memory) {
             r.fail(*v, "positions",
                    fmt::format("the positions are \"{}\", expected \"none\" or \"sinusoidal\" "
                                "(a table goes in its own file, given with --positions FILE)",
-                               text));
+                               shown(text)));
         }
     }
     if (const Value* v = root.find("pad_to")) {

@@ -71,8 +71,8 @@ std::string format_plain(const Value& v) {
 // A short quote of a wrong value, so the message shows what was found.
 std::string sample(const Value& v) {
     if (v.is(Type::string)) {
-        const std::string shown = v.text.size() > 20 ? v.text.substr(0, 20) + "..." : v.text;
-        return fmt::format(" \"{}\"", shown);
+        const std::string quote = v.text.size() > 20 ? v.text.substr(0, 20) + "..." : v.text;
+        return fmt::format(" \"{}\"", attn::shown(quote));
     }
     if (v.is(Type::number)) {
         return " " + format_plain(v);
@@ -102,8 +102,10 @@ std::string index(const std::string& path, std::size_t i) {
 
 void Reader::fail(const Value& at, const std::string& where, const std::string& what) const {
     const auto place = json::line_column(text_, at.position.offset);
-    throw Error(ErrorKind::input, fmt::format("{}:{}:{}: {}{}{}", path_, place.line, place.column,
-                                              where, where.empty() ? "" : ": ", what));
+    // the path and the JSON path (its keys are the file's) with their controls made visible
+    throw Error(ErrorKind::input,
+                fmt::format("{}:{}:{}: {}{}{}", shown(path_), place.line, place.column,
+                            shown(where), where.empty() ? "" : ": ", what));
 }
 
 std::size_t Reader::line_of(const Value& v) const {

@@ -26,14 +26,30 @@ std::string html(std::string_view raw) {
 
 using Json = nlohmann::ordered_json;
 
-// JSON text made safe for a <script type="application/json"> block: every '<' written \u003c
-// (the same string to JSON.parse), so that no token or text can end the script ("</script>")
-// or open a comment ("<!--"). Outside strings, JSON has no '<'.
-std::string script_safe(std::string json) {
-    for (auto at = json.find('<'); at != std::string::npos; at = json.find('<', at)) {
-        json.replace(at, 1, "\\u003c");
+// JSON text made safe for a <script type="application/json"> block: every '<', '>' and '&'
+// written \u003c, \u003e and \u0026, and the line and paragraph separators U+2028 and
+// U+2029 as \u2028 and \u2029 (the same string to JSON.parse), so that no token or text can
+// end the script ("</script>"), open or close a comment ("<!--", "-->") or start a character
+// reference. Outside strings, JSON has none of them.
+std::string script_safe(const std::string& json) {
+    std::string out;
+    out.reserve(json.size());
+    for (std::size_t i = 0; i < json.size(); ++i) {
+        const char ch = json[i];
+        if (ch == '<') {
+            out += "\\u003c";
+        } else if (ch == '>') {
+            out += "\\u003e";
+        } else if (ch == '&') {
+            out += "\\u0026";
+        } else if (json.compare(i, 3, "\u2028") == 0 || json.compare(i, 3, "\u2029") == 0) {
+            out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+            i += 2;
+        } else {
+            out += ch;
+        }
     }
-    return json;
+    return out;
 }
 
 // Attention weights: white (0) to deep blue (1), as toolkit::heat. Other numbers: blue for

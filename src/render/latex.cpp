@@ -44,6 +44,8 @@ std::string render_latex(const Trace& trace, const TextStyle& style) {
     std::string out =
         "% attn explain --format latex: the walk-through, one bmatrix per step (needs amsmath)\n"
         "\\documentclass{article}\n\\usepackage{amsmath}\n\\usepackage[margin=2cm]{geometry}\n"
+        // a wide matrix is elided to 8 + ⋯ + 2 columns (11), past amsmath's default of 10
+        "\\setcounter{MaxMatrixCols}{20}\n"
         "\\begin{document}\n\\section*{Self-attention, step by step}\n\\begin{itemize}\n";
     out += lesson::summary_list(trace, tex_text, "  \\item \\textbf{", "}: ");
     out += "\\end{itemize}\n";

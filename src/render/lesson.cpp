@@ -133,7 +133,7 @@ std::string join_list(const std::vector<std::string>& items) {
 }
 
 std::string quoted(const std::string& token) {
-    return "'" + token + "'";
+    return "'" + shown(token) + "'";  // its controls and invisible characters made visible
 }
 
 std::string title(const Trace& t, const Step& step) {

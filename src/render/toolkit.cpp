@@ -186,9 +186,10 @@ std::string markdown(std::string_view text) {
     std::string out;
     out.reserve(s.size());
     for (char ch : s) {
-        // emphasis, code, tables, raw HTML, and links and images (no "[" opens one)
+        // emphasis, strikethrough, code, tables, raw HTML, character references, and links
+        // and images (no "[" opens one)
         if (ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '\\' || ch == '<' ||
-            ch == '[' || ch == ']') {
+            ch == '[' || ch == ']' || ch == '~' || ch == '&') {
             out += '\\';
         }
         out += ch;

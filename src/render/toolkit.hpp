@@ -31,8 +31,9 @@ std::string html(std::string_view text);
 /// characters made visible.
 std::string latex_text(std::string_view text);
 
-/// For Markdown text: characters that would start emphasis, code, links, images, headings,
-/// tables or raw HTML escaped with a backslash, control characters made visible.
+/// For Markdown text: characters that would start emphasis, strikethrough, code, links,
+/// images, tables, raw HTML or a character reference (| * _ ` \\ < [ ] ~ &) escaped with a
+/// backslash, control characters made visible.
 std::string markdown(std::string_view text);
 
 /// One of the escapes above (or a format's own), for the helpers that write user text.

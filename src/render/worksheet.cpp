@@ -23,26 +23,15 @@ std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precis
     return format_tidy(step.value(r, c), precision, true);
 }
 
-// Markdown escapes for a token used as a label: | would end a cell.
+// Markdown escapes for a token or the sentence: no cell ends, no emphasis, link, image or
+// raw HTML starts, and controls are made visible (toolkit::markdown).
 std::string md_label(std::string_view s) {
-    std::string out;
-    for (char ch : s) {
-        out += ch == '|' ? std::string("\\|") : ch == '*' ? std::string("\\*") : std::string(1, ch);
-    }
-    return out;
+    return toolkit::markdown(s);
 }
 
-// HTML escapes for the worksheet's page: & < > and ".
+// HTML escapes for the worksheet's page: & < > " ', controls made visible (toolkit::html).
 std::string esc(std::string_view raw) {
-    std::string out;
-    for (char ch : raw) {
-        out += ch == '&'   ? std::string("&amp;")
-               : ch == '<' ? std::string("&lt;")
-               : ch == '>' ? std::string("&gt;")
-               : ch == '"' ? std::string("&quot;")
-                           : std::string(1, ch);
-    }
-    return out;
+    return toolkit::html(raw);
 }
 
 bool contains(const std::vector<std::string>& ids, const std::string& id) {
@@ -146,7 +135,7 @@ std::string render_worksheet(const Trace& t, const std::vector<std::string>& bla
     out += fmt::format(
         "Sentence: **{}** ({} tokens). d_model = {}, d_k = {}, d_v = {}; mask: {}. "
         "Numbers made by attn with --seed {}.\n\n",
-        t.sentence, t.tokens.size(), t.config.d_model, t.config.d_k, t.config.d_v,
+        md_label(t.sentence), t.tokens.size(), t.config.d_model, t.config.d_k, t.config.d_v,
         to_string(t.config.mask), t.config.seed);
     out += rules(t) + "\n\n";
     if (!answer_key) {

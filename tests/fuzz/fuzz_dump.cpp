@@ -1,18 +1,26 @@
-// Fuzz target: the reader of JSON dumps (--from) and of answer sheets (attn check).
+// Fuzz target: the reader of JSON dumps (--from), its verification (the run recomputed from
+// the dump's inputs, rendered to JSON and compared member by member with the dump), and the
+// reader of answer sheets (attn check).
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "attn/core/attention.hpp"
 #include "attn/core/check.hpp"
 #include "attn/core/error.hpp"
 #include "attn/io/model_file.hpp"
+#include "attn/render/render.hpp"
 #include "fuzz_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string& path = attn_fuzz::write_scratch(data, size);
     try {
         const auto loaded = attn::read_dump(path);
-        (void)attn::explain(loaded.input, loaded.config);
+        const auto trace = attn::explain(loaded.input, loaded.config);
+        std::string recomputed;
+        attn::render_json(trace, [&recomputed](std::string_view piece) { recomputed += piece; });
+        attn::verify_dump(path, recomputed);
     } catch (const attn::Error&) {
         // a clear error is the expected answer to bad input
     }

@@ -91,9 +91,13 @@ class Error : public std::runtime_error {
 
 /// A string that came from outside attn (a token, a file name, a JSON key), made safe to show
 /// in a message or on a terminal: C0 and C1 controls, DEL, bidirectional overrides and other
-/// invisible format characters become visible escapes such as \x1b or \u202e; bytes that are
-/// not UTF-8 become \xNN. Everything else is kept.
-std::string shown(std::string_view text);
+/// invisible format characters (Unicode categories Cc, Cf, Zl, Zp), private-use and unassigned
+/// code points (Co, Cn), the combining grapheme joiner and the Hangul fillers become visible
+/// escapes such as \x1b, \u202e or \U000e0001 (the zero-width joiner and non-joiner of emoji
+/// and Indic scripts stay); bytes that are not UTF-8 become \xNN. Everything else is kept. With
+/// `keep_newlines`, a line feed stays a line feed (for a whole message of several lines, whose user
+/// strings were shown() already: shown() of shown text changes nothing).
+std::string shown(std::string_view text, bool keep_newlines = false);
 
 /// Items as a sentence lists them: "a, b and c", with `last` before the last item (" or ",
 /// or ", " for a plain list).

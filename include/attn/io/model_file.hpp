@@ -6,6 +6,7 @@
 /// it (json::parse); a file that would need more is refused as soon as that is known.
 
 #include <string>
+#include <string_view>
 
 #include "attn/core/attention.hpp"
 #include "attn/core/check.hpp"
@@ -37,7 +38,17 @@ QkvFile read_qkv(const std::string& path, std::size_t max_memory = default_max_m
 
 /// Reads a JSON dump written by --json and returns the run it records, so that explaining
 /// it again reproduces the same walk-through.
+/// The tokens must be the sentence's (cut by the recorded tokenizer, then n_pad "<pad>"),
+/// each non-empty and without white space or controls; numbers that the dump's sources say
+/// were seeded must be what its seed gives, and sinusoidal positions the formula's.
 Loaded read_dump(const std::string& path, std::size_t max_memory = default_max_memory);
+
+/// Compares every value of the dump at `path` with `recomputed`, the dump of the same run
+/// computed again from the dump's inputs (render_json of explain(read_dump(path))): numbers
+/// equal to about 1e-9 of their size, everything else exactly, attn_version aside. Throws
+/// attn::Error (input) at the first difference: its place, the step, the row and column, what
+/// the dump says and what recomputing gives.
+void verify_dump(const std::string& path, std::string_view recomputed);
 
 /// Reads an answers file. Throws attn::Error (input) with the place for a malformed one.
 AnswerSheet read_answers(const std::string& path, std::size_t max_memory = default_max_memory);
