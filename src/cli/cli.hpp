@@ -80,9 +80,6 @@ struct ExplainOptions {
     std::optional<std::string> mask;       ///< none, causal or a mask file
     std::optional<std::string> positions;  ///< none, sinusoidal or a positions file
     std::optional<long long> pad_to;
-    bool lowercase = false;
-    bool chars = false;
-    bool no_scale = false;                ///< skip the scaling by √d_k: --scale-by none
     std::optional<std::string> scale_by;  ///< d_k (right), d_model or none (mistakes shown)
     std::string softmax_over = "rows";    ///< rows (right), columns or all (mistakes shown)
     std::string arith = "exact";          ///< exact or hand
@@ -95,27 +92,31 @@ struct ExplainOptions {
     std::optional<long long> layer;       ///< with --checkpoint: the layer, 1-based
     std::string unknown = "error";
     std::vector<std::string> why;  ///< cells to work out, e.g. "scores[is,book]"
-    int head = 0;                  ///< show this head in full, the others in brief; 0: all in full
-    int precision = 4;
-    std::string steps;  ///< comma-separated step ids or numbers; empty: all
-    bool quiet_text = false;
-    bool pause = false;          ///< wait for Enter between steps (on a terminal)
-    std::string layout = "row";  ///< row, or col for the by-hand exercises' column layout
+    std::string steps;             ///< comma-separated step ids or numbers; empty: all
+    std::string layout = "row";    ///< row, or col for the by-hand exercises' column layout
     std::string color = "auto";
-    int width = 0;  ///< 0: the terminal's width, else $COLUMNS, else 80
-    bool ascii = false;
     std::string json;                  ///< a path, "-" for stdout, empty for none
     std::string format = "text";       ///< text, markdown, latex, or none (no walk-through)
-    bool stats = false;                ///< print timings and memory to stderr
     std::optional<long long> threads;  ///< threads to compute and write with; unset: cores
     std::string max_memory;            ///< e.g. "4G"; empty: the default
     std::string svg;                   ///< a path for the attention heatmap; "-" for stdout
     std::string html;                  ///< a path for the HTML report; "-" for stdout
-    bool force = false;                ///< replace write-protected output files too
     std::string target;                ///< a target file for the backward pass
-    bool backward = false;             ///< add the loss and every gradient (needs target)
     std::optional<double> lr;          ///< with backward: one update W ← W − lr·dW
     std::string npz;                   ///< a path for every step's matrix as numpy arrays
+    // small numbers and flags last, so that the struct packs without holes
+    int head = 0;  ///< show this head in full, the others in brief; 0: all in full
+    int precision = 4;
+    int width = 0;  ///< 0: the terminal's width, else $COLUMNS, else 80
+    bool lowercase = false;
+    bool chars = false;
+    bool no_scale = false;  ///< skip the scaling by √d_k: --scale-by none
+    bool quiet_text = false;
+    bool pause = false;  ///< wait for Enter between steps (on a terminal)
+    bool ascii = false;
+    bool stats = false;     ///< print timings and memory to stderr
+    bool force = false;     ///< replace write-protected output files too
+    bool backward = false;  ///< add the loss and every gradient (needs target)
 };
 
 /// The options of `attn init`: the sentence and sizes of ExplainOptions, and where to write.

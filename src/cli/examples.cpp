@@ -70,6 +70,7 @@ std::string resolve_input_file(const std::string& path, const Io& io) {
         const std::string stem = path.ends_with(".json") ? path.substr(0, path.size() - 5) : path;
         if (const auto near = nearest(stem, names); !near.empty()) {
             std::vector<std::string> quoted;
+            quoted.reserve(near.size());
             for (const auto& n : near) {
                 quoted.push_back("'" + shown(n) + "'");
             }

@@ -32,17 +32,17 @@ std::string quoted_list(const std::vector<std::string>& items, std::string_view 
 }
 
 // One argument that `app` (a command, or attn itself when `top`) could not place.
-std::string about_one(const std::string& arg, const CLI::App& app, const CLI::App& root, bool top,
+std::string about_one(const std::string& arg, const CLI::App& where, const CLI::App& app, bool top,
                       bool first) {
-    const std::string where = top ? "attn" : "attn " + app.get_name();
+    const std::string command = top ? "attn" : "attn " + where.get_name();
     if (arg.starts_with("-") && arg.size() > 1) {
         const bool is_long = arg.starts_with("--");
         const std::string name = arg.substr(0, arg.find('='));
-        auto near = nearest(name, option_names(app, is_long));
+        auto near = nearest(name, option_names(where, is_long));
         if (is_long && near.empty()) {
-            near = nearest(name.substr(1), option_names(app, false));  // -hedas for --heads?
+            near = nearest(name.substr(1), option_names(where, false));  // -hedas for --heads?
         }
-        std::string text = fmt::format("{} has no option {}", where, shown(name));
+        std::string text = fmt::format("{} has no option {}", command, shown(name));
         if (!near.empty()) {
             text += fmt::format("; did you mean {}?", quoted_list(near, ""));
         } else if (top) {
@@ -52,7 +52,7 @@ std::string about_one(const std::string& arg, const CLI::App& app, const CLI::Ap
     }
     if (top && first) {
         std::vector<std::string> commands;
-        for (const CLI::App* sub : root.get_subcommands([](const CLI::App*) { return true; })) {
+        for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
             commands.push_back(sub->get_name());
         }
         const auto near = nearest(arg, commands);
@@ -65,7 +65,7 @@ std::string about_one(const std::string& arg, const CLI::App& app, const CLI::Ap
             "first: attn explain \"{}\"",
             shown(arg), shown(arg));
     }
-    return fmt::format("{} takes no argument '{}'", where, shown(arg));
+    return fmt::format("{} takes no argument '{}'", command, shown(arg));
 }
 
 }  // namespace

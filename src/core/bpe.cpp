@@ -345,7 +345,7 @@ void Bpe::merge_piece(std::vector<std::uint32_t>& symbols) const {
     symbols.resize(out);
 }
 
-std::vector<BpeToken> Bpe::tokenize(std::string_view text, std::size_t max_tokens) const {
+std::vector<BpeToken> Bpe::tokenize(std::string_view text, std::size_t token_limit) const {
     std::vector<BpeToken> tokens;
     std::vector<std::uint32_t> symbols;
     for (const std::string_view piece : gpt2_pieces(text)) {
@@ -373,18 +373,18 @@ std::vector<BpeToken> Bpe::tokenize(std::string_view text, std::size_t max_token
             tokens.push_back(std::move(t));
         }
     }
-    if (tokens.size() > max_tokens) {
-        const BpeToken& first_over = tokens[max_tokens];
+    if (tokens.size() > token_limit) {
+        const BpeToken& first_over = tokens[token_limit];
         throw Error(ErrorKind::input,
                     fmt::format("the text is {} tokens long, expected at most {} (the model's "
                                 "context, n_ctx): token {}, \"{}\", starts at byte {}",
-                                tokens.size(), max_tokens, max_tokens + 1, first_over.display,
+                                tokens.size(), token_limit, token_limit + 1, first_over.display,
                                 first_over.offset));
     }
     return tokens;
 }
 
-std::vector<std::uint32_t> Bpe::encode(std::string_view text, std::size_t max_tokens) const {
+std::vector<std::uint32_t> Bpe::encode(std::string_view text, std::size_t token_limit) const {
     std::vector<std::uint32_t> ids;
     std::vector<std::uint32_t> symbols;
     for (const std::string_view piece : gpt2_pieces(text)) {
@@ -395,8 +395,8 @@ std::vector<std::uint32_t> Bpe::encode(std::string_view text, std::size_t max_to
         merge_piece(symbols);
         ids.insert(ids.end(), symbols.begin(), symbols.end());
     }
-    if (ids.size() > max_tokens) {
-        (void)tokenize(text, max_tokens);  // words the error, with the token past the limit
+    if (ids.size() > token_limit) {
+        (void)tokenize(text, token_limit);  // words the error, with the token past the limit
     }
     return ids;
 }
