@@ -42,37 +42,37 @@ std::string source_text(const Source& source, std::uint64_t seed, std::string_vi
 // The title of each step, in the order of StepOp (trace.hpp); the mask's depends on the run
 // (mask_title), and the scaled scores' on whether they are scaled.
 constexpr auto titles = std::to_array<std::string_view>({
-    "Tokens",                             // tokens
-    "Embeddings",                         // embeddings
-    "Positional encodings",               // positions
-    "Embeddings with positions",          // with_positions
-    "Query weights",                      // w_q
-    "Key weights",                        // w_k
-    "Value weights",                      // w_v
-    "Bias",                               // b_q
-    "Bias",                               // b_k
-    "Bias",                               // b_v
-    "Query weights",                      // head_w_q
-    "Key weights",                        // head_w_k
-    "Value weights",                      // head_w_v
-    "Queries",                            // q
-    "Keys",                               // k
-    "Values",                             // v
-    "Scores",                             // scores
-    "Scaled scores",                      // scaled_scores
-    "Mask",                               // mask: mask_title
-    "Masked scores",                      // masked_scores
-    "Attention weights",                  // weights
-    "The right weights, for comparison",  // correct_weights
-    "Output",                             // output
-    "Concatenation",                      // concat
-    "Output weights",                     // w_o
-    "Bias",                               // b_o
-    "Output",                             // projected_output
-    "Target",                             // target
-    "Loss",                               // loss
-    "Gradient",                           // gradient: backward_title
-    "Updated weights",                    // update: backward_title
+    "Tokens",                                  // tokens
+    "Embeddings",                              // embeddings
+    "Positional encodings",                    // positions
+    "Embeddings with positions",               // with_positions
+    "Query weights",                           // w_q
+    "Key weights",                             // w_k
+    "Value weights",                           // w_v
+    "Bias",                                    // b_q
+    "Bias",                                    // b_k
+    "Bias",                                    // b_v
+    "Query weights",                           // head_w_q
+    "Key weights",                             // head_w_k
+    "Value weights",                           // head_w_v
+    "Queries",                                 // q
+    "Keys",                                    // k
+    "Values",                                  // v
+    "Scores",                                  // scores
+    "Scaled scores",                           // scaled_scores
+    "Mask",                                    // mask: mask_title
+    "Masked scores",                           // masked_scores
+    "Attention weights",                       // weights
+    "The right weights, for comparison",       // correct_weights
+    "Output",                                  // output
+    "Concatenation",                           // concat
+    "Output weights",                          // w_o
+    "Bias",                                    // b_o
+    "Output",                                  // projected_output
+    "Target",                                  // target
+    "Loss",                                    // loss
+    "Gradient",                                // gradient: backward_title
+    "Updated weights",                         // update: backward_title
     "Token embeddings",                        // gpt2_wte
     "Position embeddings",                     // gpt2_wpe
     "The residual stream at the start",        // gpt2_embeddings

@@ -250,9 +250,10 @@ TEST_CASE("safetensors: every error of the header, with its place", "[safetensor
     CHECK(open_error("[1, 2]") ==
           "t.safetensors (header):1:1: the header holds an array, expected a JSON object with a "
           "member per tensor");
-    CHECK(open_error(R"({"a": 3})") ==
-          "t.safetensors (header):1:7: a: found a number 3, expected a tensor: {\"dtype\": \"F32\", "
-          "\"shape\": [rows, cols], \"data_offsets\": [begin, end]}");
+    CHECK(
+        open_error(R"({"a": 3})") ==
+        "t.safetensors (header):1:7: a: found a number 3, expected a tensor: {\"dtype\": \"F32\", "
+        "\"shape\": [rows, cols], \"data_offsets\": [begin, end]}");
     CHECK(open_error(R"({"a": {"shape": [1], "data_offsets": [0, 4]}})", "1234") ==
           "t.safetensors (header):1:7: a: \"dtype\" is missing, expected a tensor: {\"dtype\": "
           "\"F32\", \"shape\": [rows, cols], \"data_offsets\": [begin, end]}");
