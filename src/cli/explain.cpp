@@ -19,10 +19,11 @@
 namespace attn::cli {
 namespace {
 
-// --from replays a dump as recorded: the first option given that would change the numbers.
-std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
-    const std::vector<std::pair<bool, const char*>> given{
-        {!o.words.empty(), "a sentence"},
+// The options that choose the numbers of a toy-model run (the sizes, the mask, the
+// tokenizer, the rule and the files the numbers come from), in the order a conflict names them.
+using Given = std::vector<std::pair<bool, const char*>>;
+Given number_options(const ExplainOptions& o) {
+    return {
         {o.seed.has_value(), "--seed"},
         {o.d_model.has_value(), "--d-model"},
         {o.heads.has_value(), "--heads"},
@@ -41,15 +42,28 @@ std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
         {!o.weights.empty(), "--weights"},
         {!o.model.empty(), "--model"},
         {!o.qkv.empty(), "--qkv"},
-        {o.unknown != "error", "--unknown"},
-        {!o.target.empty() || o.backward || o.lr.has_value(), "--target, --backward or --lr"},
     };
-    for (const auto& [is_given, name] : given) {
-        if (is_given) {
-            return name;
+}
+
+// The name of the first option of `before`, then number_options(o), then `after` that is given.
+std::optional<std::string> first_given(const Given& before, const ExplainOptions& o,
+                                       const Given& after) {
+    for (const Given& list : {before, number_options(o), after}) {
+        for (const auto& [is_given, name] : list) {
+            if (is_given) {
+                return name;
+            }
         }
     }
     return std::nullopt;
+}
+
+// --from replays a dump as recorded: the first option given that would change the numbers.
+std::optional<std::string> conflicts_with_from(const ExplainOptions& o) {
+    return first_given(
+        {{!o.words.empty(), "a sentence"}}, o,
+        {{o.unknown != "error", "--unknown"},
+         {!o.target.empty() || o.backward || o.lr.has_value(), "--target, --backward or --lr"}});
 }
 
 // The output files of a run (stdout, "-", is not one).
@@ -107,35 +121,10 @@ void check_backward_options(const ExplainOptions& o, Layout layout) {
 // --checkpoint takes every number from the checkpoint: the first option given that would
 // change them, or that needs the toy model's input.
 std::optional<std::string> conflicts_with_checkpoint(const ExplainOptions& o) {
-    const std::vector<std::pair<bool, const char*>> given{
-        {o.seed.has_value(), "--seed"},
-        {o.d_model.has_value(), "--d-model"},
-        {o.heads.has_value(), "--heads"},
-        {o.d_k.has_value(), "--d-k"},
-        {o.d_v.has_value(), "--d-v"},
-        {o.mask.has_value(), "--mask"},
-        {o.positions.has_value(), "--positions"},
-        {o.pad_to.has_value(), "--pad-to"},
-        {o.lowercase, "--lowercase"},
-        {o.chars, "--chars"},
-        {o.no_scale, "--no-scale"},
-        {o.scale_by.has_value(), "--scale-by"},
-        {o.softmax_over != "rows", "--softmax-over"},
-        {o.arith != "exact", "--arith"},
-        {!o.embeddings.empty(), "--embeddings"},
-        {!o.weights.empty(), "--weights"},
-        {!o.model.empty(), "--model"},
-        {!o.qkv.empty(), "--qkv"},
-        {!o.from.empty(), "--from"},
-        {o.unknown != "error", "--unknown"},
-        {o.layout != "row", "--layout"},
-    };
-    for (const auto& [is_given, name] : given) {
-        if (is_given) {
-            return name;
-        }
-    }
-    return std::nullopt;
+    return first_given({}, o,
+                       {{!o.from.empty(), "--from"},
+                        {o.unknown != "error", "--unknown"},
+                        {o.layout != "row", "--layout"}});
 }
 
 // A GPT-2 checkpoint's walk: its tokenizer, then explain_gpt2 over its mapped weights.

@@ -57,43 +57,6 @@ std::vector<std::vector<std::size_t>> identical_rows(const Matrix& m) {
     return groups;
 }
 
-// The length of each row: |q_i| for the queries, |k_j| for the keys.
-std::vector<double> row_norms(const Matrix& m) {
-    std::vector<double> out;
-    out.reserve(m.rows());
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        double ss = 0.0;
-        for (double x : m.row(r)) {
-            ss += x * x;
-        }
-        out.push_back(std::sqrt(ss));
-    }
-    return out;
-}
-
-// Columns [begin, begin + n) of m.
-Matrix columns(const Matrix& m, std::size_t begin, std::size_t n) {
-    Matrix out(m.rows(), n);
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        for (std::size_t c = 0; c < n; ++c) {
-            out(r, c) = m(r, begin + c);
-        }
-    }
-    return out;
-}
-
-// m (T, n) + b (1, n) added to every row; m unchanged for an empty b.
-void add_bias(Matrix& m, const Matrix& b) {
-    if (b.empty()) {
-        return;
-    }
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        for (std::size_t c = 0; c < m.cols(); ++c) {
-            m(r, c) += b(0, c);
-        }
-    }
-}
-
 // One head's steps 4 to 9: projections, scores, scaling, mask, softmax, output.
 Head run_head(const Trace& t, std::size_t h, const Input& input) {
     const Config& config = t.config;

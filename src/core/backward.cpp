@@ -15,17 +15,6 @@
 namespace attn {
 namespace {
 
-// Columns [begin, begin + n) of m.
-Matrix columns(const Matrix& m, std::size_t begin, std::size_t n) {
-    Matrix out(m.rows(), n);
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        for (std::size_t c = 0; c < n; ++c) {
-            out(r, c) = m(r, begin + c);
-        }
-    }
-    return out;
-}
-
 // out[:, begin:begin+n] = part
 void put_columns(Matrix& out, const Matrix& part, std::size_t begin) {
     for (std::size_t r = 0; r < part.rows(); ++r) {

@@ -15,10 +15,6 @@ namespace {
 using step_formulas::primed;
 using step_formulas::sym;
 
-Shape shape_of(const Matrix& m) {
-    return {m.rows(), m.cols()};
-}
-
 Symbol transposed(Symbol s) {
     s.transposed = true;
     return s;
@@ -39,18 +35,9 @@ class Builder {
     Step& add(std::string id, std::string number, StepOp op, Symbol symbol, Formula formula,
               std::vector<Shape> operands, const Matrix& m, std::span<const std::string> rows,
               std::span<const std::string> cols, std::size_t head = 0) {
-        Step s;
-        s.id = std::move(id);
-        s.number = std::move(number);
+        Step s = matrix_step(std::move(id), std::move(number), op, std::move(symbol),
+                             std::move(formula), std::move(operands), m, rows, cols);
         s.head = head;
-        s.op = op;
-        s.symbol = std::move(symbol);
-        s.formula = std::move(formula);
-        s.operands = std::move(operands);
-        s.shape = shape_of(m);
-        s.matrix = &m;
-        s.row_labels = rows;
-        s.col_labels = cols;
         steps_.push_back(std::move(s));
         return steps_.back();
     }

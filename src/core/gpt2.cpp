@@ -19,25 +19,10 @@
 namespace attn {
 namespace {
 
-// Columns [begin, begin + n) of m.
-Matrix columns(const Matrix& m, std::size_t begin, std::size_t n) {
-    Matrix out(m.rows(), n);
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        for (std::size_t c = 0; c < n; ++c) {
-            out(r, c) = m(r, begin + c);
-        }
-    }
-    return out;
-}
-
 // y (T, n) = x (T, k) · w (k, n) + b (1, n): GPT-2's Conv1D, whose weight is [in, out]
 Matrix affine(const Matrix& x, const Matrix& w, const Matrix& b) {
     Matrix y = matmul(x, w);
-    for (std::size_t r = 0; r < y.rows(); ++r) {
-        for (std::size_t c = 0; c < y.cols(); ++c) {
-            y(r, c) += b(0, c);
-        }
-    }
+    add_bias(y, b);
     return y;
 }
 
@@ -45,20 +30,6 @@ Matrix plus(const Matrix& a, const Matrix& b) {
     Matrix out = a;
     for (std::size_t i = 0; i < out.size(); ++i) {
         out.data()[i] += b.data()[i];
-    }
-    return out;
-}
-
-// The length ‖row‖ of each row of m, as a row of the summary.
-std::vector<double> norms(const Matrix& m) {
-    std::vector<double> out;
-    out.reserve(m.rows());
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        double ss = 0.0;
-        for (double v : m.row(r)) {
-            ss += v * v;
-        }
-        out.push_back(std::sqrt(ss));
     }
     return out;
 }
@@ -236,8 +207,8 @@ Trace explain_gpt2(const Gpt2Request& request, const Gpt2Config& c, const Gpt2Te
     walk.layer_changes = Matrix(2 * request.layer, n_tokens);
     walk.layer_norms = Matrix(2 * request.layer, n_tokens);
     const auto record = [&](std::size_t row, const Matrix& change) {
-        const auto lengths = norms(change);
-        const auto after = norms(x);
+        const auto lengths = row_norms(change);
+        const auto after = row_norms(x);
         for (std::size_t t = 0; t < n_tokens; ++t) {
             walk.layer_changes(row, t) = lengths[t];
             walk.layer_norms(row, t) = after[t];

@@ -291,6 +291,40 @@ std::vector<double> row_sums(const Matrix& a) {
     return sums;
 }
 
+std::vector<double> row_norms(const Matrix& a) {
+    std::vector<double> out;
+    out.reserve(a.rows());
+    for (std::size_t r = 0; r < a.rows(); ++r) {
+        double ss = 0.0;
+        for (double x : a.row(r)) {
+            ss += x * x;
+        }
+        out.push_back(std::sqrt(ss));
+    }
+    return out;
+}
+
+Matrix columns(const Matrix& m, std::size_t begin, std::size_t n) {
+    Matrix out(m.rows(), n);
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        for (std::size_t c = 0; c < n; ++c) {
+            out(r, c) = m(r, begin + c);
+        }
+    }
+    return out;
+}
+
+void add_bias(Matrix& m, const Matrix& b) {
+    if (b.empty()) {
+        return;
+    }
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            m(r, c) += b(0, c);
+        }
+    }
+}
+
 double variance(const Matrix& a) {
     double sum = 0.0;
     std::size_t n = 0;

@@ -15,10 +15,6 @@ using step_formulas::primed;
 using step_formulas::sym;
 namespace formula = step_formulas;
 
-Shape shape_of(const Matrix& m) {
-    return {m.rows(), m.cols()};
-}
-
 Shape transposed(const Shape& s) {
     return {s.cols, s.rows};
 }
@@ -49,18 +45,8 @@ class StepList {
     Step& matrix(std::string id, std::string number, StepOp op, Symbol symbol, Formula formula,
                  std::vector<Shape> operands, const Matrix& m, std::span<const std::string> rows,
                  std::span<const std::string> cols) {
-        Step s;
-        s.id = std::move(id);
-        s.number = std::move(number);
-        s.op = op;
-        s.symbol = std::move(symbol);
-        s.formula = std::move(formula);
-        s.operands = std::move(operands);
-        s.shape = shape_of(m);
-        s.matrix = &m;
-        s.row_labels = rows;
-        s.col_labels = cols;
-        return add(std::move(s));
+        return add(matrix_step(std::move(id), std::move(number), op, std::move(symbol),
+                               std::move(formula), std::move(operands), m, rows, cols));
     }
     // An input of the walk-through: its formula is its name.
     Step& input(std::string id, std::string number, StepOp op, const Symbol& symbol,
@@ -244,6 +230,27 @@ void gpt2_after(StepList& list, const Trace& t, const Gpt2Walk& g, int group) {
 }
 
 }  // namespace
+
+Shape shape_of(const Matrix& m) {
+    return {m.rows(), m.cols()};
+}
+
+Step matrix_step(std::string id, std::string number, StepOp op, Symbol symbol, Formula formula,
+                 std::vector<Shape> operands, const Matrix& m, std::span<const std::string> rows,
+                 std::span<const std::string> cols) {
+    Step s;
+    s.id = std::move(id);
+    s.number = std::move(number);
+    s.op = op;
+    s.symbol = std::move(symbol);
+    s.formula = std::move(formula);
+    s.operands = std::move(operands);
+    s.shape = shape_of(m);
+    s.matrix = &m;
+    s.row_labels = rows;
+    s.col_labels = cols;
+    return s;
+}
 
 std::vector<Step> build_steps(const Trace& t, bool columns) {
     StepList list;

@@ -47,12 +47,7 @@ class JsonFile {
     /// The member `key` of `obj`, which must be there.
     const Value& require(const Value& obj, const std::string& where, std::string_view key,
                          std::string_view expected) const {
-        const Value* v = obj.find(key);
-        if (v == nullptr) {
-            fail(obj, where.empty() ? "the top level" : where,
-                 fmt::format("\"{}\" is missing, expected {}", key, expected));
-        }
-        return *v;
+        return require_member(*this, obj, where, key, expected);
     }
 
     void expect_type(const Value& v, const std::string& where, Type type,

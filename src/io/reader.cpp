@@ -146,12 +146,7 @@ void Reader::check_keys(const Value& obj, const std::string& where,
 
 const Value& Reader::require(const Value& obj, const std::string& where, std::string_view key,
                              std::string_view expected) const {
-    const Value* v = obj.find(key);
-    if (v == nullptr) {
-        fail(obj, where.empty() ? "the top level" : where,
-             fmt::format("\"{}\" is missing, expected {}", key, expected));
-    }
-    return *v;
+    return require_member(*this, obj, where, key, expected);
 }
 
 void Reader::expect_type(const Value& v, const std::string& where, Type type,

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "attn/core/enums.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/input.hpp"
@@ -32,6 +34,19 @@ std::string child(const std::string& path, std::string_view key);
 std::string index(const std::string& path, std::size_t i);
 
 /// One file being read: its path and text, and the checks that name a place in it.
+/// The member `key` of `obj`, which must be there: else `file.fail` (a Reader's or a
+/// JsonFile's) says it is missing and what was expected.
+template <typename File>
+const Value& require_member(const File& file, const Value& obj, const std::string& where,
+                            std::string_view key, std::string_view expected) {
+    const Value* v = obj.find(key);
+    if (v == nullptr) {
+        file.fail(obj, where.empty() ? "the top level" : where,
+                  fmt::format("\"{}\" is missing, expected {}", key, expected));
+    }
+    return *v;
+}
+
 class Reader {
   public:
     /// `max_memory`: the most that the file's text and its values may take (--max-memory).

@@ -58,6 +58,16 @@ SoftmaxResult softmax_rows_base(const Matrix& s, double base);
 /// The sum of each row.
 std::vector<double> row_sums(const Matrix& a);
 
+/// The length of each row, ‖row‖: |q_i| for the queries, |k_j| for the keys.
+std::vector<double> row_norms(const Matrix& a);
+
+/// Columns [begin, begin + n) of m: one head's block of a weight matrix, or one of the blocks
+/// of GPT-2's c_attn.
+Matrix columns(const Matrix& m, std::size_t begin, std::size_t n);
+
+/// m (T, n) + b (1, n) added to every row; m unchanged for an empty b.
+void add_bias(Matrix& m, const Matrix& b);
+
 /// Population variance of all finite elements (0 for an empty matrix).
 double variance(const Matrix& a);
 
