@@ -211,6 +211,19 @@ int run_explain(const ExplainOptions& options, Io& io) {
     }
     TextStyle style = to_style(o, io);
     check_backward_options(o, style.layout);
+    if (style.layout == Layout::col &&
+        (format == OutputFormat::markdown || format == OutputFormat::latex)) {
+        throw Error(ErrorKind::usage, Field::layout,
+                    fmt::format("--layout col is for the terminal walk-through, and --format {} "
+                                "writes the row layout (tokens are rows), expected --layout row "
+                                "with it",
+                                o.format));
+    }
+    if (style.layout == Layout::col && (!o.html.empty() || !o.svg.empty())) {
+        io.err << "attn: note: the " << (o.html.empty() ? "SVG heatmap" : "HTML report")
+               << " shows the row layout (a row per query); --layout col changes only the "
+                  "terminal walk-through\n";
+    }
     Stopwatch watch;
     const std::size_t max_memory =
         o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);

@@ -287,7 +287,8 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
     option(app, "--layout", o.layout, "row|col",
            "row (default): tokens are rows, Q = X·W_Q; col: tokens are columns, as in "
            "the by-hand exercises (Q = W_Q·X, Kᵀ·Q, softmax down each column): the same "
-           "numbers transposed; for one plain head");
+           "numbers transposed; for one plain head, in the terminal walk-through (HTML, "
+           "SVG, Markdown and LaTeX show the row layout)");
     app.add_flag("--pause", o.pause,
                  "Wait for Enter between steps, showing which step comes next (q ends the "
                  "walk-through); only when stdin and stdout are a terminal");
@@ -297,9 +298,10 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "Colour and the attention heatmap: auto (a terminal, unless NO_COLOR is "
            "set), always or never")
         ->capture_default_str();
-    option(app, "--width", o.width, "N",
-           "Columns of text (40 to 1000); wider matrices are split or elided. "
-           "Default: the terminal's width, else $COLUMNS, else 80");
+    option(
+        app, "--width", o.width, "N",
+        "Columns of text (40 to 1000, or 0 for the default); wider matrices are split or elided. "
+        "Default: the terminal's width, else $COLUMNS, else 80");
     app.add_flag("--ascii", o.ascii, "ASCII only: -inf, sqrt, ->, * instead of −∞, √, →, ·");
     path_option(app, "--json", o.json, "FILE",
                 "Write every step with full-precision values to FILE as JSON "

@@ -2,6 +2,7 @@
 #include "plan.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -79,6 +80,54 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
                                         "only the case differs"
                                       : "",
                             one ? "it a seeded vector" : "them seeded vectors"));
+}
+
+// A file's description was written for the file's own settings (its sentence, mask and
+// positions, the right rule, exact arithmetic). When this run changes any of them, the
+// description is kept but says so, so that its claims are not passed off as true for the
+// numbers of this run.
+std::string described_for(const std::string& description, const std::string& path,
+                          const InputSpec& spec, const Config& c,
+                          const std::optional<std::string>& file_sentence, MaskKind file_mask,
+                          PositionKind file_positions) {
+    std::vector<std::string> changes;
+    if (spec.sentence && file_sentence && *spec.sentence != *file_sentence) {
+        changes.emplace_back("the sentence");
+    }
+    if (c.mask != file_mask) {
+        changes.push_back(spec.mask_path ? std::string("--mask FILE")
+                                         : fmt::format("--mask {}", to_string(c.mask)));
+    }
+    if (c.positions != file_positions) {
+        changes.push_back(spec.positions_path
+                              ? std::string("--positions FILE")
+                              : fmt::format("--positions {}", to_string(c.positions)));
+    }
+    if (c.scale_by != ScaleBy::d_k) {
+        changes.push_back(fmt::format("--scale-by {}", to_string(c.scale_by)));
+    }
+    if (c.softmax_over != SoftmaxOver::rows) {
+        changes.push_back(fmt::format("--softmax-over {}", to_string(c.softmax_over)));
+    }
+    // a description that speaks of working by hand was written for hand arithmetic
+    const bool for_hand = description.find("by hand") != std::string::npos ||
+                          description.find("--arith hand") != std::string::npos;
+    if (c.arith != Arith::exact && !for_hand) {
+        changes.push_back(fmt::format("--arith {}", to_string(c.arith)));
+    }
+    if (spec.pad_to) {
+        changes.emplace_back("--pad-to");
+    }
+    if (spec.lowercase || spec.chars) {
+        changes.emplace_back(spec.chars ? "--chars" : "--lowercase");
+    }
+    if (changes.empty()) {
+        return description;
+    }
+    return fmt::format(
+        "{} [the words of {}, for its own settings; with {} they may not hold "
+        "here]",
+        description, std::filesystem::path(path).filename().string(), listed(changes));
 }
 
 // A lesson that starts from Q, K and V (--qkv): one head, no embeddings, weights, positions
@@ -161,7 +210,8 @@ Loaded assemble_qkv(const InputSpec& spec, const QkvFile& file, const std::optio
     }
     check_memory(c, n, spec.max_memory);
     if (file.description) {
-        in.description = *file.description;
+        in.description = described_for(*file.description, file.path, spec, c, std::nullopt,
+                                       file.mask.value_or(MaskKind::none), PositionKind::none);
     }
     in.qkv = file.qkv;
     if (mask && spec.mask_path) {
@@ -328,7 +378,9 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
     // tokens, and seeded numbers for what no file gives
     in = seeded_input(sentence, c, SeedParts{.embeddings = !table, .weights = !weights});
     if (model && model->description) {
-        in.description = *model->description;
+        in.description = described_for(*model->description, model->path, spec, c, model->sentence,
+                                       model->mask.value_or(MaskKind::none),
+                                       model->positions.value_or(PositionKind::none));
     }
     if (table) {
         in.embeddings_source.kind = Source::Kind::file;

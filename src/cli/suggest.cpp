@@ -38,6 +38,13 @@ std::string about_one(const std::string& arg, const CLI::App& where, const CLI::
     if (arg.starts_with("-") && arg.size() > 1) {
         const bool is_long = arg.starts_with("--");
         const std::string name = arg.substr(0, arg.find('='));
+        if (name == "-") {  // what CLI11 leaves of "-q=false": the flag, then "-=false"
+            return fmt::format(
+                "{} cannot read '{}': a short option takes its value after a space (-o FILE), a "
+                "long one after a space or '=' (--precision=3), and a flag such as -q takes no "
+                "value",
+                command, shown(arg));
+        }
         auto near = nearest(name, option_names(where, is_long));
         if (is_long && near.empty()) {
             near = nearest(name.substr(1), option_names(where, false));  // -hedas for --heads?

@@ -290,7 +290,10 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         if (!same_shape(cells, step.shape.rows, step.shape.cols)) {
             const std::size_t cols = cells.empty() ? 0 : cells.front().size();
             v.wrong_shape = std::pair{cells.size(), cols};
-            if (step.op == StepOp::scores) {
+            // Qᵀ · K is d_k × d_k; with d_k = T it has the right shape and is not caught here
+            const std::size_t d_k = head.q.cols();
+            if (step.op == StepOp::scores && cells.size() == d_k && cols == d_k &&
+                d_k != step.shape.rows) {
                 v.mistake = Mistake::k_not_transposed;
             }
             out.push_back(std::move(v));
@@ -311,7 +314,11 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
                 }
             }
         }
-        if (!v.wrong.empty()) {
+        // a mistake shows in the answered cells: blanks alone are only missing
+        const bool answered_wrong = std::any_of(v.wrong.begin(), v.wrong.end(), [](const auto& w) {
+            return w.given.kind != Answer::Kind::blank;
+        });
+        if (answered_wrong) {
             v.mistake = diagnose(t, head, base_id(step.id), cells, tolerance);
             if (const auto own = from_own_answers(t, head, step, sheet, tolerance);
                 own && all_match(cells, own->first, tolerance)) {

@@ -253,15 +253,47 @@ Formula weights(const WeightsRule& rule, std::size_t head, bool masked, bool col
     return f;
 }
 
-Formula right_weights(std::size_t head, bool masked, bool columns) {
-    // scaled by √d_k, softmax over each row
+Formula right_weights(const WeightsRule& right, std::size_t head, bool masked, bool columns) {
+    // scaled by √d_k, softmax over each row; by hand ⌊S / r⌋ and 3^x, as the run computes it
+    const char* along = columns ? "column by column" : "row by row";
     Formula f;
-    f.sym(sym("A", "right", head)).op(Op::equals).fn("softmax").open(Bracket::call);
+    f.sym(sym("A", "right", head)).op(Op::equals);
+    if (right.arith == Arith::hand) {
+        Formula power;  // 3^(s − max)
+        power.num("3")
+            .open(Bracket::power)
+            .word("s")
+            .op(Op::minus)
+            .word("max")
+            .close(Bracket::power);
+        f.then(power).op(Op::divide).fn("sum").then(power).op(Op::comma).word("where").word("s");
+        f.op(Op::equals).open(Bracket::floor);
+        if (masked) {
+            f.word("masked");
+        }
+        f.sym(sym("S", "", head))
+            .op(Op::divide)
+            .num(std::to_string(static_cast<long long>(right.divisor())))
+            .close(Bracket::floor)
+            .op(Op::comma)
+            .word(along)
+            .open(Bracket::group)
+            .word("by hand, for")
+            .fn("softmax")
+            .open(Bracket::call)
+            .sym(sym("S", "", head))
+            .op(Op::divide)
+            .then(sqrt_of(d("k")))
+            .close(Bracket::call)
+            .close(Bracket::group);
+        return f;
+    }
+    f.fn("softmax").open(Bracket::call);
     if (masked) {
         f.word("masked");
     }
     f.sym(sym("S", "", head)).op(Op::divide).then(sqrt_of(d("k"))).close(Bracket::call);
-    f.op(Op::comma).word(columns ? "column by column" : "row by row");
+    f.op(Op::comma).word(along);
     return f;
 }
 

@@ -41,8 +41,9 @@ Formula mask(const Trace& t, bool columns);
 Formula masked(std::size_t head);
 /// A = softmax(S′), row by row, as the rule says.
 Formula weights(const WeightsRule& rule, std::size_t head, bool masked, bool columns);
-/// A_right = softmax(S / √d_k), row by row: the right rule, beside a mistaken one.
-Formula right_weights(std::size_t head, bool masked, bool columns);
+/// A_right = softmax(S / √d_k), row by row: the right rule (`right`, with the run's
+/// arithmetic: ⌊S / r⌋ and 3^x by hand), beside a mistaken one.
+Formula right_weights(const WeightsRule& right, std::size_t head, bool masked, bool columns);
 /// Z = A · V.
 Formula output(std::size_t head, bool columns);
 /// Z = [Z_1 | Z_2 | ...].

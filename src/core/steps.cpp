@@ -407,7 +407,8 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
         if (!head.correct_attention.empty()) {
             // the right weights, for comparison
             list.matrix(p + "correct_weights", number + "′", StepOp::correct_weights,
-                        sym("A", "right", hs), formula::right_weights(hs, masked, columns),
+                        sym("A", "right", hs),
+                        formula::right_weights(rule.right(t.config.d_k), hs, masked, columns),
                         {shape_of(head.scores)}, head.correct_attention, tokens, tokens)
                 .kind = StepKind::attention;
         }

@@ -15,12 +15,13 @@ namespace attn {
 namespace {
 
 // Each likely mistake in words, in the order of Mistake (attn/core/check.hpp). Dividing by
-// √d_model names the run's sizes, and forgetting to scale by hand the hand rule.
+// √d_model and Qᵀ · K name the run's sizes, and forgetting to scale by hand the hand rule.
 constexpr auto mistake_texts = std::to_array<std::string_view>({
     "",  // none
     "rows and columns are swapped: in S = Q · Kᵀ the rows are queries and the columns keys (you "
     "computed K · Qᵀ)",
-    "S = Q · Kᵀ is tokens × tokens: did you forget to transpose K?",
+    "S = Q · Kᵀ is tokens × tokens ({0}×{0}); a d_k × d_k answer ({1}×{1}) is Qᵀ · K: "
+    "transpose K, not Q",
     "masked cells must be −∞, not a number such as 0: −∞ is what makes their weight exactly 0 "
     "after softmax",
     "you forgot to scale: S′ = S / √d_k",
@@ -43,8 +44,13 @@ std::string mistake_text(Mistake m, const Trace& t) {
     if (m == Mistake::scaled_by_d_model) {
         return fmt::format(fmt::runtime(text), t.config.d_model, t.config.d_k);
     }
+    if (m == Mistake::k_not_transposed) {
+        return fmt::format(fmt::runtime(text), t.tokens.size(), t.config.d_k);
+    }
     if (m == Mistake::not_scaled && t.rule.arith == Arith::hand) {
-        return std::string(text) + " (by hand, ⌊S / r⌋)";
+        const WeightsRule right = t.rule.right(t.config.d_k);
+        return fmt::format("{} (by hand, ⌊S / {}⌋: √d_k = √{} rounded to a whole number)", text,
+                           right.divisor(), t.config.d_k);
     }
     return std::string(text);
 }
@@ -95,6 +101,8 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
     };
     std::string out;
     const StepVerdict* first_wrong = nullptr;
+    const StepVerdict* first_blank = nullptr;  // of the steps whose only faults are blanks
+    bool any_answered_wrong = false;
     std::size_t n_wrong = 0;
     std::size_t n_cells = 0;
     for (const auto& v : verdicts) {
@@ -106,9 +114,17 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
             out += fmt::format("✓ {}: all {} cells right\n", title, v.n_cells);
             continue;
         }
-        if (first_wrong == nullptr && v.follows_from.empty()) {
-            first_wrong = &v;
+        const bool answered_wrong =
+            v.wrong_shape || std::any_of(v.wrong.begin(), v.wrong.end(), [](const WrongCell& w) {
+                return w.given.kind != Answer::Kind::blank;
+            });
+        if (first_wrong == nullptr && v.follows_from.empty() && answered_wrong) {
+            first_wrong = &v;  // a blank is missing, not a mistake
         }
+        if (first_blank == nullptr && !answered_wrong) {
+            first_blank = &v;
+        }
+        any_answered_wrong = any_answered_wrong || answered_wrong;
         if (v.wrong_shape) {
             n_wrong += v.n_cells;
             out += fmt::format("✗ {}: the answer is {}×{}, expected {}×{}\n", title,
@@ -155,6 +171,12 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
         out += fmt::format(
             "\nAll {} answers are right ({}).\n", n_cells,
             tolerance.relative > 0.0 ? within : fmt::format("within {}", tolerance.absolute));
+    } else if (!any_answered_wrong && first_blank != nullptr) {
+        out += fmt::format(
+            "\n{} of {} answers {} blank; every answer given is right ({}). Fill in the blanks, "
+            "starting with step {}.\n",
+            n_wrong, n_cells, n_wrong == 1 ? "is" : "are", within,
+            step_title(t, *find_step(t, first_blank->step_id)));
     } else {
         out += fmt::format("\n{} of {} answers {} wrong or blank ({}).", n_wrong, n_cells,
                            n_wrong == 1 ? "is" : "are", within);

@@ -95,9 +95,13 @@ std::string projection(const Trace& t, const Step& step, std::string_view what,
     }
     const std::string x = t.positions.empty() ? "X" : "X′";
     const Matrix& bias = letter == "Q" ? t.b_q : letter == "K" ? t.b_k : t.b_v;
-    const std::string plus = bias.empty() ? "" : fmt::format(", plus the bias b_{}", letter);
-    const std::string product = axis.columns ? fmt::format("W_{} times column i of {}", letter, x)
-                                             : fmt::format("row i of {} times W_{}", x, letter);
+    // a head's own slice of the weights is W_Q_1 (and its bias b_Q_1), as in its formula
+    const std::string of_head = step.head > 0 ? fmt::format("_{}", step.head) : "";
+    const std::string plus =
+        bias.empty() ? "" : fmt::format(", plus the bias b_{}{}", letter, of_head);
+    const std::string w = fmt::format("W_{}{}", letter, of_head);
+    const std::string product = axis.columns ? fmt::format("{} times column i of {}", w, x)
+                                             : fmt::format("row i of {} times {}", x, w);
     return fmt::format("{} i is token i's {}: {}{}.{}", axis.One(), what, product, plus, rest);
 }
 
@@ -380,6 +384,13 @@ std::string explanation(const Trace& t, const Step& step) {
         case StepOp::weights:
             return weights_text(t, step);
         case StepOp::correct_weights:
+            if (t.rule.arith == Arith::hand) {
+                return fmt::format(
+                    "For comparison, the weights the right rule gives, worked by hand like the "
+                    "rest: the scores divided by √d_k (⌊S / {}⌋ by hand), then softmax with 3^x "
+                    "over each {} (one query's scores), so that every query's weights sum to 1.",
+                    t.rule.right(t.config.d_k).divisor(), axis.one());
+            }
             return fmt::format(
                 "For comparison, the weights the right rule gives: the scores divided by √d_k, "
                 "then softmax over each {} (one query's scores), so that every query's weights "

@@ -202,6 +202,12 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
     const auto num = [precision](double x) { return format_number(x, precision, true); };
     const WeightsRule& rule = t.rule;
     const double sqrt_d_k = std::sqrt(static_cast<double>(t.config.d_k));
+    if (!rule.scales() && t.config.d_k == 1) {
+        n.before.emplace_back(
+            "Here d_k = 1: scaling would divide by √d_k = 1 and change nothing, so leaving it "
+            "out makes no difference in this run.");
+        return;
+    }
     if (!rule.scales()) {
         n.before.push_back(fmt::format(
             "Here d_k = {}: scaling would divide by √d_k = {}. The variance of the scores stays "

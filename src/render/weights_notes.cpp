@@ -92,6 +92,10 @@ std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
         }
         lines.push_back(row);
     }
+    if (rows > max_rows) {
+        lines.push_back(fmt::format("  (the first {} rows of {}; the others work the same way)",
+                                    max_rows, rows));
+    }
     return lines;
 }
 
@@ -182,6 +186,7 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
     std::vector<std::string> items;
     std::size_t self = 0;
     std::size_t self_tied = 0;  // itself among the keys tied for the largest weight
+    std::size_t tied_with = 0;  // how many others the (last) such query ties with
     std::size_t counted = 0;
     for (std::size_t r = 0; r < a.rows(); ++r) {
         const auto row = a.row(r);
@@ -201,6 +206,7 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
             ++self;
         } else if (itself) {
             ++self_tied;
+            tied_with = keys.size() - 1;
         }
         std::string whom;
         if (keys.size() > 2) {  // a tie of many keys (a uniform row) is counted, not listed
@@ -230,11 +236,14 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
         : self == 1 ? fmt::format("1 of the {} tokens attends most to itself", counted)
                     : fmt::format("{} of the {} tokens attend most to themselves", self, counted);
     if (self_tied > 0) {  // say the ties, or the verdict reads as contradicting the list
-        verdict += self_tied == 1 ? "; 1 ties itself with another token for its largest weight"
-                                  : fmt::format(
-                                        "; {} tie themselves with other tokens for their "
-                                        "largest weight",
-                                        self_tied);
+        verdict += self_tied == 1
+                       ? fmt::format("; 1 ties itself with {} for its largest weight",
+                                     tied_with == 1 ? std::string("another token")
+                                                    : fmt::format("{} other tokens", tied_with))
+                       : fmt::format(
+                             "; {} tie themselves with other tokens for their "
+                             "largest weight",
+                             self_tied);
     }
     if (items.size() <= listed_queries) {
         n.after.push_back(
@@ -246,6 +255,73 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
     }
 }
 
+// --no-scale: how peaked each query's weights are without scaling, against scaling by √d_k.
+// Dividing a row's scores by √d_k > 1 shrinks every gap to the row's largest score, so the
+// largest weight can only fall; it stays the same where the gaps stay (d_k = 1, equal scores,
+// or by hand where ⌊S / r⌋ happens to keep them). Rows with no weights (every key masked)
+// are left out of the averages.
+void unscaled_peaks(const Trace& t, const Head& head, Notes& n) {
+    constexpr std::size_t shown = 6;
+    const double r = t.rule.right(t.config.d_k).divisor();
+    if (r == 1.0) {
+        n.after.push_back(fmt::format(
+            "With d_k = {} the scaling would divide by √d_k = 1{}, so without it the weights are "
+            "exactly the same: this lesson needs d_k > 1 (try --d-k 16).",
+            t.config.d_k, t.rule.arith == Arith::hand ? " (1 by hand too)" : ""));
+        return;
+    }
+    n.after.emplace_back(
+        "Without scaling, how peaked each query's weights are (the largest, and their entropy "
+        "in nats: 0 when one weight is 1), against what scaling by √d_k would have given:");
+    double mean = 0.0;
+    double mean_scaled = 0.0;
+    std::size_t rows = 0;
+    for (std::size_t i = 0; i < head.max_weight.size(); ++i) {
+        const bool has_weights = head.max_weight[i] > 0.0;
+        if (has_weights) {
+            mean += head.max_weight[i];
+            mean_scaled += head.scaled_max_weight[i];
+            ++rows;
+        }
+        if (i >= shown) {
+            continue;
+        }
+        n.after.push_back(
+            has_weights
+                ? fmt::format("  {}: largest weight {} (entropy {}); with scaling {} (entropy {})",
+                              quoted(t.tokens[i]), format_number(head.max_weight[i], 2, true),
+                              format_number(head.entropy[i], 2, true),
+                              format_number(head.scaled_max_weight[i], 2, true),
+                              format_number(head.scaled_entropy[i], 2, true))
+                : fmt::format("  {}: no weights (the mask blocks every key)", quoted(t.tokens[i])));
+    }
+    if (rows == 0) {
+        return;
+    }
+    mean /= static_cast<double>(rows);
+    mean_scaled /= static_cast<double>(rows);
+    const std::string over = rows == head.max_weight.size()
+                                 ? ""
+                                 : fmt::format(" (over the {} queries that have weights)", rows);
+    n.after.push_back(fmt::format(
+        "On average{} the largest weight is {} without scaling and {} with it{}", over,
+        format_number(mean, 2, true), format_number(mean_scaled, 2, true),
+        mean > mean_scaled
+            ? ": without scaling the weights are more peaked. The wider the heads (the larger "
+              "d_k), the larger the gap tends to be."
+        : mean < mean_scaled
+            ? fmt::format(": here scaling makes them more peaked, because by hand rounding "
+                          "down can widen a gap: ⌊S / {}⌋ moves each score by up to 1.",
+                          r)
+        : t.rule.arith == Arith::hand
+            ? fmt::format(": the same, because by hand ⌊S / {}⌋ keeps every gap between a "
+                          "query's largest score and its others here. Exactly, dividing by "
+                          "√d_k would shrink the gaps.",
+                          r)
+            : std::string(": the same, because each query's scores that it may see are all "
+                          "equal (or there is only one), and dividing equal scores keeps them "
+                          "equal.")));
+}
 }  // namespace
 
 void weights_notes(const Trace& t, const Step& step, const Head& head, int precision, Notes& n) {
@@ -253,50 +329,35 @@ void weights_notes(const Trace& t, const Step& step, const Head& head, int preci
     favourites(t, head, precision, n);
     if (t.rule.arith == Arith::hand) {
         const double d = head.hand_difference;
+        // the exact form of the rule in use, which is what hand_difference measures against
+        const WeightsRule& r = t.rule;
+        const std::string scaled = !r.scales()                      ? "S, not scaled"
+                                   : r.scale_by == ScaleBy::d_model ? "S / √d_model"
+                                                                    : "S / √d_k";
+        // a query's scores are a row, or a column in the column layout
+        const bool per_query = r.over == SoftmaxOver::rows;
+        const std::string over = r.over == SoftmaxOver::all     ? "the whole matrix"
+                                 : per_query != step.transposed ? "each row"
+                                                                : "each column";
         n.after.push_back(fmt::format(
-            "These hand weights are at most {} away from the exact ones (softmax with e^x of "
-            "S / √d_k){}.",
-            format_number(d, std::max(precision, 2), true),
+            "These hand weights are at most {} away from the same rule computed exactly "
+            "(softmax with e^x of {}, over {}){}{}",
+            format_number(d, std::max(precision, 2), true), scaled, over,
             d <= 0.05 ? ": close enough for pencil and paper"
                       : ": the rounding of ⌊ ⌋ and 3^x in place of e^x add up, so read them as "
-                        "a sketch of the exact weights"));
+                        "a sketch of the exact weights",
+            r.is_right() ? std::string(".")
+                         : fmt::format(". That is the rule this run asked for, not the right one: "
+                                       "step {}′ (A_right) holds the right rule's weights.",
+                                       step.number)));
         const auto fractions = hand_fractions(t, head);
         if (!fractions.empty()) {
             n.after.emplace_back("As fractions, for pencil and paper:");
             n.after.insert(n.after.end(), fractions.begin(), fractions.end());
         }
     }
-    if (!t.rule.scales()) {
-        constexpr std::size_t shown = 6;
-        n.after.emplace_back(
-            "Without scaling, how peaked each query's weights are (the largest, and their "
-            "entropy in nats: 0 when one weight is 1), against what scaling by √d_k would have "
-            "given:");
-        double mean = 0.0;
-        double mean_scaled = 0.0;
-        for (std::size_t r = 0; r < head.max_weight.size(); ++r) {
-            mean += head.max_weight[r];
-            mean_scaled += head.scaled_max_weight[r];
-            if (r < shown) {
-                n.after.push_back(fmt::format(
-                    "  {}: largest weight {} (entropy {}); with scaling {} (entropy {})",
-                    quoted(t.tokens[r]), format_number(head.max_weight[r], 2, true),
-                    format_number(head.entropy[r], 2, true),
-                    format_number(head.scaled_max_weight[r], 2, true),
-                    format_number(head.scaled_entropy[r], 2, true)));
-            }
-        }
-        const auto rows = static_cast<double>(head.max_weight.size());
-        mean /= rows;
-        mean_scaled /= rows;
-        n.after.push_back(fmt::format(
-            "On average the largest weight is {} without scaling and {} with it{}",
-            format_number(mean, 2, true), format_number(mean_scaled, 2, true),
-            mean > mean_scaled
-                ? ": without scaling the weights are more peaked. The wider the heads (the larger "
-                  "d_k), the larger the gap tends to be."
-                : ": here the weights are not more peaked without scaling, because these scores "
-                  "are small; the gap opens as d_k grows."));
+    if (!t.rule.scales() && t.rule.over == SoftmaxOver::rows) {
+        unscaled_peaks(t, head, n);
     }
 }
 

@@ -51,7 +51,7 @@ struct WrongCell {
 enum class Mistake {
     none,
     swapped_scores,        ///< K · Qᵀ instead of Q · Kᵀ
-    k_not_transposed,      ///< the scores have the wrong shape: Kᵀ not taken
+    k_not_transposed,      ///< the scores are d_k × d_k (Qᵀ · K), not T × T
     masked_not_infinite,   ///< a masked score written as a number, not −∞
     not_scaled,            ///< the scaled scores are the scores
     softmax_of_unscaled,   ///< the weights are the softmax of the unscaled scores
