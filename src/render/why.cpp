@@ -28,10 +28,15 @@ std::string Why::render() {
     const auto& cols = step.transposed ? step.row_labels : step.col_labels;
     const std::string row = toolkit::terminal(rows[i]);
     const std::string col = toolkit::terminal(cols[j]);
-    const std::string title = fmt::format(
-        "Why is {}[{}, {}] = {}?", notation::symbol(step.symbol, notation::Style::unicode),
-        toolkit::terminal(step.row_labels[cell_.row]),
-        toolkit::terminal(step.col_labels[cell_.col]), num(value));
+    // the loss is one number, L; an updated weight keeps its symbol, so the title says it
+    const std::string where =
+        step.op == StepOp::loss
+            ? std::string()
+            : fmt::format("[{}, {}]", toolkit::terminal(step.row_labels[cell_.row]),
+                          toolkit::terminal(step.col_labels[cell_.col]));
+    const std::string title =
+        fmt::format("Why is {}{} = {}{}?", notation::symbol(step.symbol, notation::Style::unicode),
+                    where, num(value), step.op == StepOp::update ? " after the update" : "");
     out_ += paint(toolkit::heading_rule(text(title), style_.width, style_.unicode), "1") + "\n";
     const auto base = base_id(step.id);
     // the cell as shown: in the column layout its row and column are the matrix's column
@@ -161,11 +166,11 @@ void Why::scaled(const Head& head, std::size_t i, std::size_t j, const std::stri
         line(fmt::format("Then not scaled: {} = {} = {}, with no division.", cell_t, cell_s,
                          num(value)));
     } else if (rule.arith == Arith::hand) {
-        line(
-            fmt::format("Then scaled by hand: {} = ⌊{} / {}⌋ = ⌊{} / {}⌋ = {} (r = √{} = "
-                        "{} rounded to a whole number).",
-                        cell_t, cell_s, num(rule.divisor()), num(head.scores(i, j)),
-                        num(rule.divisor()), num(value), width, num(rule.sqrt_width())));
+        line(fmt::format(
+            "Then scaled by hand: {} = ⌊{} / {}⌋ = ⌊{} / {}⌋ = {} ({} is √{} = "
+            "{} rounded to a whole number).",
+            cell_t, cell_s, num(rule.divisor()), num(head.scores(i, j)), num(rule.divisor()),
+            num(value), num(rule.divisor()), width, num(rule.sqrt_width())));
     } else {
         line(fmt::format("Then scaled: {} = {} / √{} = {} / {} = {}.", cell_t, cell_s, width,
                          num(head.scores(i, j)), num(rule.divisor()), num(value)));
@@ -221,8 +226,12 @@ void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::str
     line(fmt::format(
         "{} = {}^(s_{} − max) / Σ {}^(s − max), where s runs over {} and max = {} is the "
         "largest of them (subtracted only so that nothing overflows){}.",
-        cell("A", sub), b, rule.over == SoftmaxOver::all ? row + "," + col : col, b, what, num(max),
-        hand ? "; by hand, 3 stands in for e" : ""));
+        cell("A", sub), b,
+        // the term of this cell: its key's score in a row, its query's in a column
+        rule.over == SoftmaxOver::all       ? row + "," + col
+        : rule.over == SoftmaxOver::columns ? row
+                                            : col,
+        b, what, num(max), hand ? "; by hand, 3 stands in for e" : ""));
     std::vector<std::string> terms;
     double total = 0.0;
     constexpr std::size_t listed = 12;
@@ -240,7 +249,7 @@ void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::str
                 ? toolkit::terminal(t_.tokens[r])
                 : toolkit::terminal(t_.tokens[r]) + ", " + toolkit::terminal(t_.tokens[c]);
         terms.push_back(std::isinf(s) ? fmt::format("{}^−∞ = 0 [{}]", b, where)
-                                      : fmt::format("{}^({} − {}) = {} [{}]", b, num(s), num(max),
+                                      : fmt::format("{}^({} − {}) = {} [{}]", b, num(s), paren(max),
                                                     num(e), where));
     }
     if (group.size() > listed + 1) {

@@ -3,6 +3,8 @@
 // writes the forward pass's cells and the shared writing (sums, products, wrapped lines);
 // why_gradient.cpp writes the backward pass's cells.
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -57,8 +59,13 @@ class Why {
         const std::string s = num(x);
         return s.front() == '-' ? "(" + s + ")" : s;
     }
-    // whole numbers (the integer examples, --arith hand) without decimals
+    // whole numbers (the integer examples, --arith hand) without decimals; a number too
+    // small for the precision in scientific notation, so that the arithmetic stays checkable
+    // (1e-12 · 1e-12 is not 0.0000 · 0.0000)
     [[nodiscard]] std::string num(double x) const {
+        if (x != 0.0 && std::isfinite(x) && std::abs(x) < 0.5 * std::pow(10.0, -style_.precision)) {
+            return fmt::format("{:.{}e}", x, std::max(style_.precision, 1));
+        }
         return format_tidy(x, style_.precision, style_.unicode);
     }
 

@@ -24,7 +24,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 ATTN = sys.argv[1]
-NUM = r"[−-]?\d+(?:\.\d+)?"
+NUM = r"[−-]?\d+(?:\.\d+)?(?:e[+-]\d+)?"
 failures = []
 checked = {"arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0}
 
@@ -33,9 +33,11 @@ def value(text):
     """A printed number and its uncertainty: half a unit of its last decimal; none for a whole
     number, which attn prints without decimals only when it is exactly whole."""
     text = text.replace("−", "-")
-    if "." not in text:
+    mantissa, _, exponent = text.partition("e")  # 2.0596e-07: numbers too small for decimals
+    scale = 10.0 ** int(exponent) if exponent else 1.0
+    if "." not in mantissa:
         return float(text), 0.0
-    return float(text), 0.5 * 10.0 ** (-len(text.split(".")[1]))
+    return float(text), 0.5 * 10.0 ** (-len(mantissa.split(".")[1])) * scale
 
 
 def interval(text):
@@ -100,7 +102,7 @@ def check_arithmetic(where, text):
         for m in re.finditer(rf"(?<![⌊\d./])({NUM}) / ({NUM}) = ({NUM})(?![\d/])", line):
             holds(where, line, div(interval(m[1]), interval(m[2])), m[3])
         # e^(a − b) = c and 3^(a − b) = c
-        for m in re.finditer(rf"\b(e|3)\^\(({NUM}) − ({NUM})\) = ({NUM})", line):
+        for m in re.finditer(rf"\b(e|3)\^\(({NUM}) − \(?({NUM})\)?\) = ({NUM})", line):
             a, b = interval(m[2]), interval(m[3])
             lo, hi = a[0] - b[1], a[1] - b[0]
             if m[1] == "e":
@@ -352,7 +354,7 @@ def check(args):
         check_arithmetic(where + f" --why {cell}", why)
         if cols:
             check_columns(where + f" --why {cell}", why, over)
-        m = re.search(rf"Why is .+? = ({NUM}|−∞)\?", why)
+        m = re.search(rf"Why is .+? = ({NUM}|−∞)(?: after the update)?\?", why)
         step = cell.split("[")[0]
         r, c = cell[cell.index("[") + 1:-1].split(",")
         code, shown, _ = run([*args, "--steps", step])
