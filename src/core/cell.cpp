@@ -45,6 +45,16 @@ std::size_t resolve(const std::string& part, std::span<const std::string> labels
         }
         return index;
     }
+    // "the#2": a repeated label with its index, as the walk-through's sentences name it
+    if (const auto hash = part.rfind('#'); hash != std::string::npos && hash > 0) {
+        std::size_t at = 0;
+        const char* digits = part.data() + hash + 1;
+        const auto [end, err] = std::from_chars(digits, part.data() + part.size(), at);
+        if (err == std::errc() && end == part.data() + part.size() && end != digits &&
+            at < labels.size() && labels[at] == part.substr(0, hash)) {
+            return at;
+        }
+    }
     std::vector<std::size_t> found;
     for (std::size_t i = 0; i < labels.size(); ++i) {
         if (labels[i] == part) {
@@ -58,14 +68,21 @@ std::size_t resolve(const std::string& part, std::span<const std::string> labels
         const std::string all = listed(found);
         throw cell_error(fmt::format(
             "{} {}: '{}' is ambiguous: {}s {} are all '{}', expected the index of the one you "
-            "mean (e.g. {} instead of '{}')",
-            subject, shown(cell), shown(part), what, all, shown(part), found.front(), shown(part)));
+            "mean (e.g. {} or '{}#{}' instead of '{}')",
+            subject, shown(cell), shown(part), what, all, shown(part), found.front(), shown(part),
+            found.front(), shown(part)));
     }
+    // the labels as they can be given: a repeated one with its index (the#0, the#2)
     const auto n_shown = std::min<std::size_t>(labels.size(), 12);
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < n_shown; ++i) {
+        const bool repeated = std::count(labels.begin(), labels.end(), labels[i]) > 1;
+        names.push_back(repeated ? fmt::format("{}#{}", labels[i], i) : labels[i]);
+    }
     throw cell_error(
         fmt::format("{} {}: no {} '{}', expected an index from 0 to {} or one of: {}{}", subject,
-                    shown(cell), what, shown(part), labels.size() - 1,
-                    shown_list(labels.first(n_shown)), labels.size() > 12 ? ", ..." : ""));
+                    shown(cell), what, shown(part), labels.size() - 1, shown_list(names),
+                    labels.size() > 12 ? ", ..." : ""));
 }
 
 }  // namespace

@@ -22,8 +22,8 @@ constexpr auto mistake_texts = std::to_array<std::string_view>({
     "computed K · Qᵀ)",
     "S = Q · Kᵀ is tokens × tokens ({0}×{0}); a d_k × d_k answer ({1}×{1}) is Qᵀ · K: "
     "transpose K, not Q",
-    "masked cells must be −∞, not a number such as 0: −∞ is what makes their weight exactly 0 "
-    "after softmax",
+    "the cells the mask blocks must be −∞, not a number (neither 0 nor the score): −∞ is what "
+    "makes their weight exactly 0 after softmax",
     "you forgot to scale: S′ = S / √d_k",
     "you forgot to scale before softmax: softmax(S′) with S′ = S / √d_k, not softmax(S)",
     "softmax over the wrong axis: each row (one query, over all keys) must sum to 1, not each "

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 #include <optional>
 
@@ -174,6 +175,46 @@ void repeated_tokens(const Trace& t, Notes& n) {
             }
             continue;
         }
+        // some copies may still end equal: name them, and the rest, each with its reason
+        std::vector<std::size_t> equal;
+        for (const auto& outputs : t.identical_outputs) {
+            std::vector<std::size_t> both;
+            std::set_intersection(outputs.begin(), outputs.end(), group.begin(), group.end(),
+                                  std::back_inserter(both));
+            if (both.size() >= 2) {
+                equal = both;
+                break;
+            }
+        }
+        if (!equal.empty()) {
+            std::vector<std::size_t> rest;
+            std::set_difference(group.begin(), group.end(), equal.begin(), equal.end(),
+                                std::back_inserter(rest));
+            const std::string x = t.positions.empty() ? "X" : "X′";
+            std::vector<std::string> why_rest;
+            if (!contains(t.identical_inputs, group)) {
+                why_rest.emplace_back("the positional encodings give each copy its own row of " +
+                                      x);
+            }
+            if (mask_differs(t, group)) {
+                why_rest.emplace_back("the mask lets the copies see different tokens");
+            }
+            n.after.push_back(fmt::format(
+                "Of the copies of {} (tokens {}), which start from identical embeddings, tokens "
+                "{} end with identical outputs ({}), and {} {} {}{}.",
+                quoted(t.tokens[group.front()]), join_indices(group), join_indices(equal),
+                !mask_differs(t, equal) && contains(t.identical_inputs, equal)
+                    ? "the same row of " + x + " and the same tokens to attend to"
+                : sees_one_vector(t, equal)
+                    ? "every token they may see has the same row of " + x +
+                          ", so each output is that row's value vector, whatever the weights"
+                    : std::string("what one sees and another does not changes nothing here"),
+                rest.size() == 1 ? "token" : "tokens", join_indices(rest),
+                rest.size() == 1 ? "ends with a different output"
+                                 : "end with outputs that differ from theirs",
+                why_rest.empty() ? "" : ": " + join_list(why_rest)));
+            continue;
+        }
         different.push_back(std::move(name));
         by_positions = by_positions || !contains(t.identical_inputs, group);
         by_mask = by_mask || mask_differs(t, group);
@@ -275,8 +316,7 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
     bool found = false;
     for (std::size_t i = 0; i < head.scores.rows(); ++i) {
         for (std::size_t j = 0; j < head.scores.cols(); ++j) {
-            if ((t.mask && !t.mask->allowed(i, j)) || head.q_norms[i] == 0.0 ||
-                head.k_norms[j] == 0.0) {
+            if (t.mask && !t.mask->allowed(i, j)) {
                 continue;
             }
             if (!found || head.scores(i, j) > head.scores(bi, bj)) {
@@ -292,6 +332,15 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
     const auto num = [precision](double x) { return format_tidy(x, precision, true); };
     const double qn = head.q_norms[bi];
     const double kn = head.k_norms[bj];
+    if (qn == 0.0 || kn == 0.0) {  // a zero vector: its length is 0 and its angle undefined
+        n.after.push_back(fmt::format(
+            "For example, the largest score{} is query {} against key {}: {}, because the {} is "
+            "all zeros: its length is 0, so its dot product with anything is 0 whatever the "
+            "angle. The lengths of the vectors count as much as the angle between them.",
+            t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
+            num(head.scores(bi, bj)), qn == 0.0 ? "query" : "key"));
+        return;
+    }
     n.after.push_back(fmt::format(
         "For example, the largest score{} is query {} against key {}: {} = |q| · |k| · "
         "cos\u00A0θ = {} · {} · {}. The lengths of the vectors count as much as the angle "

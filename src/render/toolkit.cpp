@@ -124,7 +124,7 @@ std::string latex_text(std::string_view text) {
     static constexpr std::array<Glyph, 31> glyphs{{
         {"│", "$|$"},        {"Σ", "$\\Sigma$"},  {"−∞", "$-\\infty$"},
         {"∞", "$\\infty$"},  {"·", "$\\cdot$"},   {"ᵀ", "$^\\top$"},
-        {"√", "$\\sqrt{}$"}, {"×", "$\\times$"},  {"→", "$\\to$"},
+        {"√", "$\\surd$"},   {"×", "$\\times$"},  {"→", "$\\to$"},
         {"…", "\\dots{}"},   {"≤", "$\\le$"},     {"≥", "$\\ge$"},
         {"≈", "$\\approx$"}, {"−", "$-$"},        {"′", "$'$"},
         {"ₘ", "$_m$"},       {"⌊", "$\\lfloor$"}, {"⌋", "$\\rfloor$"},

@@ -261,13 +261,15 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
 // or by hand where ⌊S / r⌋ happens to keep them). Rows with no weights (every key masked)
 // are left out of the averages.
 void unscaled_peaks(const Trace& t, const Head& head, Notes& n) {
-    constexpr std::size_t shown = 6;
+    constexpr std::size_t shown = 12;
     const double r = t.rule.right(t.config.d_k).divisor();
     if (r == 1.0) {
         n.after.push_back(fmt::format(
             "With d_k = {} the scaling would divide by √d_k = 1{}, so without it the weights are "
-            "exactly the same: this lesson needs d_k > 1 (try --d-k 16).",
-            t.config.d_k, t.rule.arith == Arith::hand ? " (1 by hand too)" : ""));
+            "exactly the same: this lesson needs d_k > 1{}.",
+            t.config.d_k, t.rule.arith == Arith::hand ? " (1 by hand too)" : "",
+            t.qkv_given ? " (here the Q, K, V file sets d_k: give Q and K more columns)"
+                        : " (try --d-k 16)"));
         return;
     }
     n.after.emplace_back(
@@ -295,6 +297,10 @@ void unscaled_peaks(const Trace& t, const Head& head, Notes& n) {
                               format_number(head.scaled_entropy[i], 2, true))
                 : fmt::format("  {}: no weights (the mask blocks every key)", quoted(t.tokens[i])));
     }
+    if (head.max_weight.size() > shown) {
+        n.after.push_back(fmt::format("  … and {} more queries (the averages count them all)",
+                                      head.max_weight.size() - shown));
+    }
     if (rows == 0) {
         return;
     }
@@ -306,7 +312,15 @@ void unscaled_peaks(const Trace& t, const Head& head, Notes& n) {
     n.after.push_back(fmt::format(
         "On average{} the largest weight is {} without scaling and {} with it{}", over,
         format_number(mean, 2, true), format_number(mean_scaled, 2, true),
-        mean > mean_scaled
+        // a gap too small for two decimals is said as such, not as "more peaked"
+        mean > mean_scaled && format_number(mean, 2, true) == format_number(mean_scaled, 2, true)
+            ? fmt::format(": the same to two decimals (without scaling larger by only {:.1e}){}",
+                          mean - mean_scaled,
+                          mean_scaled >= 0.995
+                              ? ", because the weights are saturated either way: on average "
+                                "the largest weight is all but 1."
+                              : ".")
+        : mean > mean_scaled
             ? ": without scaling the weights are more peaked. The wider the heads (the larger "
               "d_k), the larger the gap tends to be."
         : mean < mean_scaled

@@ -75,7 +75,7 @@ TEST_CASE("bad cell names list what is valid", "[why]") {
     const auto repeated = attn::explain(attn::seeded_input("the cat the", c), c);
     CHECK_THAT(error_of(repeated, "scores[the,cat]"),
                Catch::Contains("'the' is ambiguous: rows 0 and 2 are all 'the'") &&
-                   Catch::Contains("e.g. 0 instead of 'the'"));
+                   Catch::Contains("e.g. 0 or 'the#0' instead of 'the'"));
     CHECK(attn::parse_cell("scores[2,cat]", repeated).row == 2);
 }
 
