@@ -315,10 +315,7 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
             }
         }
         // a mistake shows in the answered cells: blanks alone are only missing
-        const bool answered_wrong = std::any_of(v.wrong.begin(), v.wrong.end(), [](const auto& w) {
-            return w.given.kind != Answer::Kind::blank;
-        });
-        if (answered_wrong) {
+        if (v.answered_wrong()) {
             v.mistake = diagnose(t, head, base_id(step.id), cells, tolerance);
             if (const auto own = from_own_answers(t, head, step, sheet, tolerance);
                 own && all_match(cells, own->first, tolerance)) {

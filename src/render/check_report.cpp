@@ -114,10 +114,7 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
             out += fmt::format("✓ {}: all {} cells right\n", title, v.n_cells);
             continue;
         }
-        const bool answered_wrong =
-            v.wrong_shape || std::any_of(v.wrong.begin(), v.wrong.end(), [](const WrongCell& w) {
-                return w.given.kind != Answer::Kind::blank;
-            });
+        const bool answered_wrong = v.answered_wrong();
         if (first_wrong == nullptr && v.follows_from.empty() && answered_wrong) {
             first_wrong = &v;  // a blank is missing, not a mistake
         }

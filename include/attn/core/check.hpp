@@ -1,6 +1,7 @@
 #pragma once
 /// Answer checking: a student's answers against the right values, and the likely mistakes.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -90,6 +91,14 @@ struct StepVerdict {
     /// wrongly and this step follows from those wrong answers correctly: "only the scores are
     /// wrong". Empty otherwise.
     std::string follows_from;
+
+    /// Whether some answer given is wrong (a wrong shape, or a wrong cell that is not blank):
+    /// blanks alone are missing answers, not mistakes.
+    [[nodiscard]] bool answered_wrong() const {
+        return wrong_shape.has_value() ||
+               std::any_of(wrong.begin(), wrong.end(),
+                           [](const WrongCell& w) { return w.given.kind != Answer::Kind::blank; });
+    }
 };
 
 /// Checks `sheet` against `trace` (made from sheet.worksheet), each step twice: against the
