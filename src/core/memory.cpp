@@ -9,6 +9,7 @@
 
 #include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/gpt2.hpp"
 
 namespace attn {
 
@@ -27,6 +28,40 @@ std::size_t estimate_bytes(const Config& c, std::size_t n_tokens) noexcept {
     constexpr auto most = static_cast<long double>(std::numeric_limits<std::size_t>::max());
     return bytes >= most ? std::numeric_limits<std::size_t>::max()
                          : static_cast<std::size_t>(bytes);
+}
+
+std::size_t gpt2_bytes(const Gpt2Config& g, std::size_t layer, std::size_t n_tokens) noexcept {
+    Config c;
+    c.d_model = g.n_embd;
+    c.n_heads = g.n_head;
+    c.d_k = g.n_head == 0 ? 0 : g.n_embd / g.n_head;
+    c.d_v = c.d_k;
+    const long double t = static_cast<long double>(n_tokens);
+    const long double d = static_cast<long double>(g.n_embd);
+    const long double inner = static_cast<long double>(g.n_inner);
+    const long double mlp = 2 * d * inner + t * inner;  // c_fc, its c_proj, the hidden
+    const long double stream = 12 * t * d;              // wte, wpe, H, X, H′, M, ...
+    const long double below = 4 * static_cast<long double>(layer) * t;  // ‖Δ‖ and ‖H‖
+    const long double bytes =
+        static_cast<long double>(estimate_bytes(c, n_tokens)) + 8 * (mlp + stream + below);
+    constexpr auto most = static_cast<long double>(std::numeric_limits<std::size_t>::max());
+    return bytes >= most ? std::numeric_limits<std::size_t>::max()
+                         : static_cast<std::size_t>(bytes);
+}
+
+void check_gpt2_memory(const Gpt2Config& g, std::size_t layer, std::size_t n_tokens,
+                       std::size_t max_bytes) {
+    const std::size_t need = gpt2_bytes(g, layer, n_tokens);
+    if (need <= max_bytes) {
+        return;
+    }
+    throw Error(ErrorKind::usage, Field::max_memory,
+                fmt::format("this walk needs about {} for its matrices ({} {} through layer {} "
+                            "of a model of n_embd {} and {} heads), more than {} {}\n  hint: "
+                            "use a shorter text, or raise the limit ({} {})",
+                            human_bytes(need), n_tokens, n_tokens == 1 ? "token" : "tokens",
+                            layer + 1, g.n_embd, g.n_head, subject, human_bytes(max_bytes), subject,
+                            enough_memory(need)));
 }
 
 std::string human_bytes(std::size_t b) {
