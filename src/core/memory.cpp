@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,20 @@
 #include "attn/core/gpt2.hpp"
 
 namespace attn {
+namespace {
+
+// The --max-memory error, one wording for every run: `what` needs `need` bytes for its
+// matrices (`sizes`), more than the limit, and what to do (`instead`, or raise the limit).
+[[noreturn]] void over_limit(std::string_view what, std::size_t need, std::string_view sizes,
+                             std::size_t max_bytes, std::string_view instead) {
+    throw Error(ErrorKind::usage, Field::max_memory,
+                fmt::format("{} needs about {} for its matrices ({}), more than {} {}\n  hint: "
+                            "{}, or raise the limit ({} {})",
+                            what, human_bytes(need), sizes, subject, human_bytes(max_bytes),
+                            instead, subject, enough_memory(need)));
+}
+
+}  // namespace
 
 std::size_t estimate_bytes(const Config& c, std::size_t n_tokens) noexcept {
     // in doubles; long double keeps absurd sizes from wrapping around
@@ -52,16 +67,13 @@ std::size_t gpt2_bytes(const Gpt2Config& g, std::size_t layer, std::size_t n_tok
 void check_gpt2_memory(const Gpt2Config& g, std::size_t layer, std::size_t n_tokens,
                        std::size_t max_bytes) {
     const std::size_t need = gpt2_bytes(g, layer, n_tokens);
-    if (need <= max_bytes) {
-        return;
+    if (need > max_bytes) {
+        over_limit(
+            "this walk", need,
+            fmt::format("{} {} through layer {} of a model of n_embd {} and {} heads", n_tokens,
+                        n_tokens == 1 ? "token" : "tokens", layer + 1, g.n_embd, g.n_head),
+            max_bytes, "use a shorter text");
     }
-    throw Error(ErrorKind::usage, Field::max_memory,
-                fmt::format("this walk needs about {} for its matrices ({} {} through layer {} "
-                            "of a model of n_embd {} and {} heads), more than {} {}\n  hint: "
-                            "use a shorter text, or raise the limit ({} {})",
-                            human_bytes(need), n_tokens, n_tokens == 1 ? "token" : "tokens",
-                            layer + 1, g.n_embd, g.n_head, subject, human_bytes(max_bytes), subject,
-                            enough_memory(need)));
 }
 
 std::string human_bytes(std::size_t b) {
@@ -88,16 +100,13 @@ std::string enough_memory(std::size_t b) {
 
 void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) {
     const std::size_t need = estimate_bytes(c, n_tokens);
-    if (need <= max_bytes) {
-        return;
+    if (need > max_bytes) {
+        over_limit(
+            "this run", need,
+            fmt::format("{} {}, d_model {}, {} {}", n_tokens, n_tokens == 1 ? "token" : "tokens",
+                        c.d_model, c.n_heads, c.n_heads == 1 ? "head" : "heads"),
+            max_bytes, "use a shorter sentence, a smaller d_model or fewer heads");
     }
-    throw Error(ErrorKind::usage, Field::max_memory,
-                fmt::format("this run needs about {} for its matrices ({} {}, d_model {}, {} {}), "
-                            "more than {} {}\n  hint: use a shorter sentence, a smaller d_model "
-                            "or fewer heads, or raise the limit ({} {})",
-                            human_bytes(need), n_tokens, n_tokens == 1 ? "token" : "tokens",
-                            c.d_model, c.n_heads, c.n_heads == 1 ? "head" : "heads", subject,
-                            human_bytes(max_bytes), subject, enough_memory(need)));
 }
 
 }  // namespace attn

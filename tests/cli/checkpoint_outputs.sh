@@ -20,16 +20,9 @@ text="He took the hat and examined it"
     || { cat "$dir/err"; fail "attn failed"; }
 
 # the HTML report, in a browser
-browser=("$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking
-         --disable-component-update --disable-sync --no-first-run --disable-quic
-         --user-data-dir="$dir/profile")
-timeout 120 "${browser[@]}" --dump-dom "file://$dir/report.html" >"$dir/dom.html" 2>"$dir/browser.err" \
-    || { tail -5 "$dir/browser.err"; fail "chromium could not load the page"; }
-grep -q 'data-ready="ok"' "$dir/dom.html" || fail "the page's script did not finish"
-if grep -q 'data-errors=' "$dir/dom.html"; then
-    grep -o 'data-errors="[^"]*"' "$dir/dom.html"
-    fail "JavaScript errors"
-fi
+source "$(dirname "$0")/../html/chromium_page.sh"
+browser_in "$chromium"
+load_page "$dir/report.html" "$dir/dom.html"
 ids=$(python3 -c "import json,sys; print(' '.join(s['id'] for s in json.load(open(sys.argv[1]))['steps']))" "$dir/trace.json")
 for id in $ids; do
     grep -q "id=\"step-$id\"" "$dir/dom.html" || fail "step $id is missing from the page"
