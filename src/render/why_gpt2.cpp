@@ -3,7 +3,9 @@
 // steps (Q, K, V, scores, scaling, mask, softmax, Z, the concatenation, O) are the lesson's
 // own and are written by why.cpp. Every number written here is one the Trace holds, and
 // every result is the value the core computed, in the order it computed it.
+#include <array>
 #include <cmath>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -192,9 +194,9 @@ bool Why::gpt2(const Step& step, std::size_t i, std::size_t j, double value) {
             const Head& head = head_of(t_, step);
             const std::size_t begin = block == 2 ? head.v_begin : head.k_begin;
             const std::size_t width = block == 2 ? t_.config.d_v : t_.config.d_k;
-            const std::string whole = symbol_of(step.op == StepOp::head_w_q   ? "W_Q"
-                                                : step.op == StepOp::head_w_k ? "W_K"
-                                                                              : "W_V");
+            // the whole W_Q, W_K or W_V the head's slice is cut from, by its block of c_attn
+            constexpr std::array<std::string_view, 3> wholes{"W_Q", "W_K", "W_V"};
+            const std::string whole = symbol_of(wholes.at(block));
             line(fmt::format(
                 "{}[{}, {}] = {}[{}, {}]: head {}'s slice is columns {} to {} of {} (d_head = "
                 "n_embd / n_head = {} / {} = {} columns per head), and column {} of {} is column "
