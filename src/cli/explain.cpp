@@ -128,7 +128,7 @@ std::optional<std::string> conflicts_with_checkpoint(const ExplainOptions& o) {
 }
 
 // A GPT-2 checkpoint's walk: its tokenizer, then explain_gpt2 over its mapped weights.
-Trace explain_checkpoint(const ExplainOptions& o) {
+Trace explain_checkpoint(const ExplainOptions& o, std::size_t max_memory) {
     if (const auto other = conflicts_with_checkpoint(o)) {
         throw Error(ErrorKind::usage,
                     fmt::format("--checkpoint takes the tokenizer, the sizes and every number "
@@ -170,6 +170,8 @@ Trace explain_checkpoint(const ExplainOptions& o) {
         }
         request.head = static_cast<std::size_t>(o.head - 1);
     }
+    // before anything large is allocated: the heads' T×T steps grow with the text
+    check_gpt2_memory(c, request.layer, request.token_ids.size(), max_memory);
     request.source = o.checkpoint;
     const CheckpointTensors tensors(ck.model);
     request.prefix = tensors.prefix();
@@ -240,7 +242,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
                         "and --weights, --qkv), not yet on a GPT-2 checkpoint, expected "
                         "--checkpoint without --backward");
         }
-        computed = explain_checkpoint(o);
+        computed = explain_checkpoint(o, max_memory);
         watch.lap("read the checkpoint and compute");
     } else {
         const Loaded loaded =

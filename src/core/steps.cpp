@@ -172,9 +172,9 @@ void gpt2_before(StepList& list, const Trace& t, const Gpt2Walk& g) {
             .apply("mean", Formula().apply("square", Formula().sym(h).op(Op::minus).sym(sym("μ"))))
             .word("row by row"),
         {shape_of(g.residual)}, g.ln_variance, tokens, g.variance_label);
-    list.input("ln_1.weight", n + "d", StepOp::ln_gamma, sym("γ"), g.ln_gamma, t.bias_label,
+    list.input("ln_1.weight", n + "d", StepOp::ln_gamma, sym("γ"), g.ln_gamma, g.gamma_label,
                t.dim_labels);
-    list.input("ln_1.bias", n + "e", StepOp::ln_beta, sym("β"), g.ln_beta, t.bias_label,
+    list.input("ln_1.bias", n + "e", StepOp::ln_beta, sym("β"), g.ln_beta, g.beta_label,
                t.dim_labels);
     list.matrix("ln_1", n + "f", StepOp::ln_output, sym("X"),
                 equals(sym("X"))

@@ -199,7 +199,7 @@ std::string gpt2_tensor(const Trace& t, const Step& step) {
         case StepOp::residual:
         case StepOp::residual_attn:
         case StepOp::residual_mlp:
-            return gpt2_name(g.layer, "").substr(0, gpt2_name(g.layer, "").size() - 1);
+            return g.prefix + "h." + std::to_string(g.layer);
         case StepOp::mlp:
             return name("mlp");
         default:
@@ -264,12 +264,11 @@ std::vector<SummaryItem> summary(const Trace& t) {
              {}});
         lines.push_back(
             {"layer",
-             fmt::format("{} of {} (tensors {}{}.*); heads {}, counted from 1 as in the rest "
-                         "of attn",
-                         g.layer + 1, g.config.n_layer, g.prefix,
-                         gpt2_name(g.layer, "").substr(0, gpt2_name(g.layer, "").size() - 1),
-                         g.head ? fmt::format("{} shown in full, the others in brief", *g.head + 1)
-                                : fmt::format("all {}", g.config.n_head)),
+             fmt::format("{} of {} (tensors {}h.{}.*); {}; layers and heads counted from 1, "
+                         "as everywhere in attn",
+                         g.layer + 1, g.config.n_layer, g.prefix, g.layer,
+                         g.head ? fmt::format("head {} in full, the others in brief", *g.head + 1)
+                                : fmt::format("all {} heads side by side", g.config.n_head)),
              {}});
         return lines;
     }

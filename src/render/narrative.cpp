@@ -275,11 +275,16 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
         return;
     }
     const std::string width = rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k";
+    // a checkpoint's d_k is GPT-2's d_head: where it comes from
+    const std::string value =
+        t.gpt2 ? fmt::format("{} (GPT-2's d_head = n_embd / n_head = {} / {})", rule.scale_width,
+                             t.gpt2->config.n_embd, t.gpt2->config.n_head)
+               : std::to_string(rule.scale_width);
     if (head.scores.size() < 2) {
         n.before.push_back(fmt::format(
             "Here {} = {}, so √{} = {}. (With a single score there is no spread to measure; try "
             "a longer sentence to see the variance shrink.)",
-            width, rule.scale_width, width, num(rule.sqrt_width())));
+            width, value, width, num(rule.sqrt_width())));
         return;
     }
     const double after = head.variance_scaled;
@@ -287,7 +292,7 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
     n.before.push_back(fmt::format(
         "Here {0} = {1}, so √{0} = {2}. Scaling divides the variance of the scores by {0} "
         "exactly: from {3} (S{4}) to {5} (S′{4}), {6}",
-        width, rule.scale_width, num(rule.sqrt_width()), num(head.variance_scores), sub, num(after),
+        width, value, num(rule.sqrt_width()), num(head.variance_scores), sub, num(after),
         rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
             ? fmt::format("{}: the same as dividing by √d_k, because here d_model = d_k.",
                           near_one ? "close to 1" : "not close to 1")
@@ -426,6 +431,9 @@ Notes notes(const Trace& t, const Step& step, int precision) {
             break;
         case StepOp::scaled_scores:
             scaled_notes(t, head, sub, precision, n);
+            break;
+        case StepOp::layer_changes:
+            layers_below_notes(t, precision, n);
             break;
         case StepOp::weights:
             weights_notes(t, step, head, precision, n);

@@ -48,6 +48,14 @@ class Why {
 
     [[nodiscard]] std::string source_of(std::string_view base) const;
 
+    // A GPT-2 checkpoint's own steps (why_gpt2.cpp): the embeddings, the layers below, the
+    // residual stream, ln_1, and where each weight is in c_attn and c_proj. False for a step
+    // that is not one of them.
+    bool gpt2(const Step& step, std::size_t i, std::size_t j, double value);
+
+    // The symbol of the step with this id, as shown ("H_1"), or the id when there is none.
+    [[nodiscard]] std::string symbol_of(std::string_view id) const;
+
     // The backward pass's cells (--backward): each gradient from the numbers it is made of.
     void gradient(const Step& step, const Head& head, std::size_t i, std::size_t j, double value);
 

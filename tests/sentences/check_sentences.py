@@ -13,7 +13,13 @@ cells, and checks what it prints:
 - --why explains the cell shown on screen: its value is the one the step's table prints at
   that row and column.
 
-usage: check_sentences.py ATTN      (Debian's python3; no modules beyond the standard library)
+With a GPT-2 checkpoint (CHECKPOINT, the committed tests/reference/gpt2/tiny-f32), also its
+walk at each layer, with every head and with --head 1, and --why on three cells of every step
+that has a matrix: the sums, LayerNorm's mean, variance and output, the residual stream's
+additions and the ratios of the layers below are checked as above.
+
+usage: check_sentences.py ATTN [CHECKPOINT]
+       (Debian's python3; no modules beyond the standard library)
 """
 
 import itertools
@@ -24,6 +30,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 ATTN = sys.argv[1]
+CHECKPOINT = sys.argv[2] if len(sys.argv) > 2 else None
 NUM = r"[−-]?\d+(?:\.\d+)?(?:e[+-]\d+)?"
 failures = []
 checked = {"arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0}
@@ -114,9 +121,35 @@ def check_arithmetic(where, text):
         for m in re.finditer(rf"({NUM}) = \|q\| · \|k\| · cos.θ = ({NUM}) · ({NUM}) · ({NUM})", line):
             got = mul(mul(interval(m[2]), interval(m[3])), interval(m[4]))
             holds(where, line, got, m[1])
-        # X′[r, c] = X[r, c] + P[r, c] = a + b = c
-        for m in re.finditer(rf"= ({NUM}) \+ ({NUM}) = ({NUM})\.", line):
+        # X′[r, c] = X[r, c] + P[r, c] = a + b = c (b in brackets when negative)
+        for m in re.finditer(rf"= ({NUM}) \+ \(?({NUM})\)? = ({NUM})\.", line):
             holds(where, line, add(interval(m[1]), interval(m[2])), m[3])
+        # a difference: "changed this number by a − b = c"
+        for m in re.finditer(rf"by ({NUM}) − \(?({NUM})\)? = ({NUM})\.", line):
+            a, b = interval(m[1]), interval(m[2])
+            holds(where, line, (a[0] - b[1], a[1] - b[0]), m[3])
+
+    # a layer's change against the vector it left: "has length a, so the change is r times"
+    m = re.search(rf"Why is Δ\[[^\]]+\] = ({NUM})\?.*?has length ({NUM}), so the change is "
+                  rf"({NUM}) times", flat, re.S)
+    if m:
+        holds(where, m[0], div(interval(m[1]), interval(m[2])), m[3])
+    elif "Why is Δ[" in text:
+        fail(where, "the change of a layer below is not compared with the vector it left")
+    # LayerNorm's output, three lines: (h − μ) / √(σ² + ε) · γ + β, its parts, the value
+    m = re.search(rf"  = \(({NUM}) − \(?({NUM})\)?\) / √\(({NUM}) \+ ({NUM})\) · \(?({NUM})\)? \+ "
+                  rf"\(?({NUM})\)?\n  = ({NUM}) / ({NUM}) · \(?({NUM})\)? \+ \(?({NUM})\)?\n  = ({NUM})\n",
+                  text)
+    if m:
+        h, mu, var, eps = interval(m[1]), interval(m[2]), interval(m[3]), interval(m[4])
+        holds(where, m[0], (h[0] - mu[1], h[1] - mu[0]), m[7])
+        root = add(var, eps)
+        holds(where, m[0], (math.sqrt(max(root[0], 0.0)), math.sqrt(root[1])), m[8])
+        got = add(mul(div(interval(m[7]), interval(m[8])), interval(m[9])), interval(m[10]))
+        holds(where, m[0], got, m[11])
+    elif "√(σ²" in text and "Why is X[" in text:
+        fail(where, "LayerNorm's worked arithmetic is not in the form the checker reads")
+    for line in flat.split("\n"):
         # divided by d_k (or d_model) exactly: from V (S) to W (S′)
         m = re.search(rf"Here (d_k|d_model) = (\d+).*?by \1 exactly: from ({NUM}) \(S[_\d]*\) to ({NUM})", line)
         if m:
@@ -140,11 +173,19 @@ def check_arithmetic(where, text):
                 j += 1
             if j < len(lines) and re.fullmatch(rf"  = {NUM}", lines[j]):
                 total = lines[j][4:]
-                if "more terms" not in terms:
+                # a sum of products; LayerNorm's "a / b · γ + β" is checked above
+                if "more terms" not in terms and " / " not in terms:
                     got = (0.0, 0.0)
                     for term in re.split(r" \+ ", terms):
                         term = re.sub(r" \[[^\]]*\]$", "", term.strip())
                         term = re.sub(r" \(the bias \w+\)$", "", term)
+                        squared = re.fullmatch(rf"\(({NUM}) − \(?({NUM})\)?\)²", term)
+                        if squared:  # a variance's term: (h − μ)²
+                            a, b = interval(squared[1]), interval(squared[2])
+                            lo, hi = a[0] - b[1], a[1] - b[0]
+                            low = 0.0 if lo <= 0.0 <= hi else min(lo * lo, hi * hi)
+                            got = add(got, (low, max(lo * lo, hi * hi)))
+                            continue
                         factors = [f.strip("()") for f in term.split("·")]
                         piece = (1.0, 1.0)
                         for f in factors:
@@ -432,9 +473,106 @@ for sentence, expected in FAVOURITES.items():
         sys.exit(1)
     failures.clear()
 
+def table_labels(text):
+    """The row and column labels of the one table in `text` (a step shown alone), in order,
+    over all of its blocks of columns."""
+    rows, cols = [], []
+    for line in text.split("\n"):
+        if "│" not in line or line.strip().startswith("─"):
+            continue
+        left, right = line.split("│", 1)
+        cells = [c for c in right.replace("│", " ").split() if c != "Σ"]
+        if not left.strip():
+            cols += [c for c in cells if c not in cols]
+        elif left.strip() not in rows and left.strip() != "Σ":
+            rows.append(left.strip())
+    return rows, cols
+
+
+def check_layers_below(args, where, out):
+    """The line per layer under layers_below: each range and longest token is its row's in the
+    table, and the lengths after the layer are the ones --why gives cell by cell."""
+    if "What the layers below did" not in out:
+        return
+    _, shown, _ = run(args + ["--steps", "layers_below"])
+    rows, cols = table_labels(shown)
+    table = {r: [float(table_value(shown, r, c).replace("−", "-")) for c in cols] for r in rows}
+    lines = re.findall(rf"Layer (\d+) \[(?:transformer\.)?h\.(\d+)\]: its attention added to each "
+                       rf"token's vector a change ({NUM}) to ({NUM}) long \(the longest for '([^']+)'\), "
+                       rf"its MLP one ({NUM}) to ({NUM}) long \(the longest for '([^']+)'\); after "
+                       rf"the layer the vectors are ({NUM}) to ({NUM}) long\.",
+                       joined(out).replace("\n", " "))
+    if len(lines) != len(rows) // 2:
+        fail(where, f"{len(lines)} lines for the {len(rows) // 2} layers below")
+    for m in lines:
+        layer = int(m[0]) - 1
+        checked["arithmetic"] += 1
+        if int(m[1]) != layer:
+            fail(where, f"layer {m[0]} named h.{m[1]}")
+        for part, (low, high, who) in (("attn", m[2:5]), ("mlp", m[5:8])):
+            row = table[f"h.{layer}.{part}"]
+            if abs(float(low) - min(row)) > 1e-4 or abs(float(high) - max(row)) > 1e-4 or \
+                    cols[row.index(max(row))] != who:
+                fail(where, f"layer {m[0]}'s {part}: {low} to {high} ({who}) but the table's row is {row}")
+        after = []
+        for t in range(len(cols)):
+            _, why, _ = run(args + ["--why", f"layers_below[{2 * layer + 1},{t}]"])
+            length = re.search(rf"has length ({NUM})", why)
+            after.append(float(length[1]) if length else math.nan)
+        if abs(float(m[8]) - min(after)) > 1e-4 or abs(float(m[9]) - max(after)) > 1e-4:
+            fail(where, f"layer {m[0]}: the vectors are {m[8]} to {m[9]} long, but --why gives {after}")
+
+
+def check_checkpoint(layer, head):
+    """A GPT-2 checkpoint's walk: its text, then --why on three cells of every step."""
+    args = ["He took the hat and examined it carefully", "--checkpoint", CHECKPOINT, "--layer",
+            str(layer)] + (["--head", head] if head else [])
+    where = " ".join(args[1:])
+    code, out, err = run(args)
+    if code != 0:
+        fail(where, f"exit {code}: {err.strip()}")
+        return
+    check_arithmetic(where, out)
+    check_sums(where, out)
+    check_favourites(where, out, False)
+    check_layers_below(args, where, out)
+    code, listing, err = run(args + ["--steps", "nothing"])
+    ids = re.search(r"expected one of: (.*?) \(likewise", err)
+    if not ids:
+        fail(where, f"no list of steps in {err.strip()!r}")
+        return
+    for step in ids[1].split(", "):
+        if step in ("tokens", "mask") or step.startswith("head2."):
+            continue
+        code, shown, _ = run(args + ["--steps", step])
+        rows, cols = table_labels(shown)
+        if not rows or not cols:
+            fail(where, f"--steps {step}: no table")
+            continue
+        for r, c in {(0, 0), (len(rows) - 1, len(cols) - 1), (len(rows) // 2, len(cols) // 2)}:
+            cell = f"{step}[{r},{c}]"
+            code, why, err = run(args + ["--why", cell])
+            if code != 0:
+                fail(f"{where} --why {cell}", f"exit {code}: {err.strip()}")
+                continue
+            check_arithmetic(f"{where} --why {cell}", why)
+            if "is an input of the walk-through" in why:
+                fail(f"{where} --why {cell}", "a checkpoint's step called an input of the lesson")
+            m = re.search(rf"Why is .+? = ({NUM}|−∞)\?", why)
+            printed = table_value(shown, rows[r], cols[c])
+            checked["why"] += 1
+            if not m or printed is None:
+                fail(f"{where} --why {cell}", f"no value to compare (why: {bool(m)}, table: {printed})")
+            elif m[1] != printed and (m[1] == "−∞" or printed == "−∞" or abs(
+                    float(m[1].replace("−", "-")) - float(printed.replace("−", "-"))) > 1e-4):
+                fail(f"{where} --why {cell}", f"--why says {m[1]} but the table shows {printed}")
+
+
 configs = list(configurations())
 with ThreadPoolExecutor(max_workers=4) as pool:
     list(pool.map(check, configs))
+    if CHECKPOINT:
+        list(pool.map(lambda run: check_checkpoint(*run), [(1, None), (2, None), (2, "1")]))
 for f in failures[:40]:
     print("FAIL:", f)
 if failures:

@@ -76,4 +76,8 @@ Input seeded_input(std::string_view sentence, const Config& config, SeedParts pa
 ///     trace.attention.rows() == 3;
 Trace explain(const Input& input, const Config& config);
 
+/// The same, taking the input's matrices rather than copying them (a checkpoint's weights are
+/// megabytes each).
+Trace explain(Input&& input, const Config& config);
+
 }  // namespace attn
