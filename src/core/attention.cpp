@@ -118,10 +118,14 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
             break;
     }
     check_finite(head.scaled_scores, name + "S′", t.tokens, t.tokens, t, input);
-    head.variance_q = variance(head.q);
-    head.variance_k = variance(head.k);
-    head.variance_scores = variance(head.scores);
-    head.variance_scaled = variance(head.scaled_scores);
+    head.variance_q = variance_of(head.q);
+    head.variance_k = variance_of(head.k);
+    head.variance_scores = variance_of(head.scores);
+    head.variance_scaled = variance_of(head.scaled_scores);
+    head.variance_right_scaled =
+        t.rule.scale_by == ScaleBy::d_k
+            ? head.variance_scaled
+            : variance_of(attention_weights(head.scores, nullptr, t.rule.right(config.d_k)).scaled);
 
     if (t.rule.arith == Arith::hand) {
         // how far the hand rules land from the exact weights

@@ -272,8 +272,8 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
     }
     const Symbol x_in = positions ? primed(sym("X")) : sym("X");
     if (positions) {
-        list.matrix("positions", "2b", StepOp::positions, sym("P"), formula::positions(t), {},
-                    t.positions, tokens, t.dim_labels);
+        list.matrix("positions", "2b", StepOp::positions, sym("P"), formula::positions(t, columns),
+                    {}, t.positions, tokens, t.dim_labels);
         list.matrix("with_positions", "2c", StepOp::with_positions, x_in,
                     formula::with_positions(x_in), {shape_of(t.x), shape_of(t.positions)}, t.x_in,
                     tokens, t.dim_labels)

@@ -86,8 +86,9 @@ std::string step_title(const Trace& t, const Step& step) {
 
 std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
                                 const Tolerance& tolerance, const TextStyle& style) {
-    // every number of the report, given or expected, in one format
-    const auto num = [&](double x) { return format_tidy(x, style.precision, true); };
+    // every number of the report, given or expected, in one format: "3.0000" beside "0.7500",
+    // never "3" beside it, whatever is whole
+    const auto num = [&](double x) { return format_number(x, style.precision, true); };
     const auto given = [&](const Answer& a) -> std::string {
         switch (a.kind) {
             case Answer::Kind::blank:
@@ -102,6 +103,7 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
     std::string out;
     const StepVerdict* first_wrong = nullptr;
     const StepVerdict* first_blank = nullptr;  // of the steps whose only faults are blanks
+    const StepVerdict* hidden = nullptr;       // a mistake inside the tolerance
     bool any_answered_wrong = false;
     std::size_t n_wrong = 0;
     std::size_t n_cells = 0;
@@ -112,6 +114,14 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
         const std::string title = step_title(t, step);
         if (ok) {
             out += fmt::format("✓ {}: all {} cells right\n", title, v.n_cells);
+            if (v.within_tolerance == Mistake::e_instead_of_3) {
+                out += fmt::format(
+                    "    but they are within {} of the weights e^x gives and up to {} from "
+                    "those of 3^x: you probably used e^x. By hand the rule is 3^x; the "
+                    "difference is inside the tolerance here, so no cell is marked wrong\n",
+                    num(v.mistake_distance), num(v.right_distance));
+                hidden = &v;
+            }
             continue;
         }
         const bool answered_wrong = v.answered_wrong();
@@ -166,8 +176,12 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
             : fmt::format("tolerance {}", tolerance.absolute);
     if (n_wrong == 0) {
         out += fmt::format(
-            "\nAll {} answers are right ({}).\n", n_cells,
-            tolerance.relative > 0.0 ? within : fmt::format("within {}", tolerance.absolute));
+            "\nAll {} answers are right ({}){}.\n", n_cells,
+            tolerance.relative > 0.0 ? within : fmt::format("within {}", tolerance.absolute),
+            hidden == nullptr
+                ? ""
+                : fmt::format(", but those of step {} look worked out with e^x (see above)",
+                              step_title(t, *find_step(t, hidden->step_id))));
     } else if (!any_answered_wrong && first_blank != nullptr) {
         out += fmt::format(
             "\n{} of {} answers {} blank; every answer given is right ({}). Fill in the blanks, "

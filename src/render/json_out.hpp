@@ -3,6 +3,7 @@
 // buffer and hands the sink pieces of 64 KiB, so that a dump of millions of numbers is never
 // held whole; strings and numbers are written by json_text.hpp.
 
+#include <cmath>
 #include <cstddef>
 #include <iterator>
 #include <string>
@@ -43,6 +44,19 @@ class JsonOut {
     }
     void string(std::string_view s) { json_text::append_string(buf_, s); }
     void number(double x) { json_text::append_number(buf_, x); }
+    /// A variance: the shortest double, or beyond the range of a double a string with its own
+    /// exponent ("7.500000000000e+399", "2.187500000000e-400"), not "inf" or 0: the variance of
+    /// finite numbers is finite, and 0 only when they are all equal. A string, as "inf" is,
+    /// because a JSON number beyond a double is read as inf or 0 (or refused, as attn's reader
+    /// refuses it).
+    void number(const Variance& v) {
+        const double x = v.value();
+        if (std::isfinite(x) && (x != 0.0 || v.scaled == 0.0)) {
+            number(x);
+        } else {
+            string(format_number(v, 12, false));
+        }
+    }
     void value(std::string_view s) { string(s); }
     void value(double x) { number(x); }
     void integer(std::size_t n) { fmt::format_to(std::back_inserter(buf_), "{}", n); }

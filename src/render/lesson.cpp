@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -110,6 +111,16 @@ std::string join_indices(const std::vector<std::size_t>& indices) {
         return listed(first, ", ") + fmt::format(", … ({} in all)", indices.size());
     }
     return listed(indices);
+}
+
+bool all_one(const std::vector<double>& sums, const std::vector<std::size_t>& skip) {
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+        if (std::find(skip.begin(), skip.end(), i) == skip.end() &&
+            std::abs(sums[i] - 1.0) > 1e-12) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool same_text(const Trace& t, const std::vector<std::size_t>& group) {
@@ -278,13 +289,18 @@ std::vector<SummaryItem> summary(const Trace& t) {
                                      t.tokens.size(), t.tokens.size() == 1 ? "token" : "tokens"),
                          {}});
     } else {
-        lines.push_back({"sentence",
-                         fmt::format("\"{}\": {} {} ({}{})", sentence, t.tokens.size(),
-                                     t.tokens.size() == 1 ? "token" : "tokens",
-                                     c.tokenizer.mode == TokenMode::chars ? "characters"
-                                                                          : "words and punctuation",
-                                     c.tokenizer.lowercase ? ", lowercased" : ""),
-                         {}});
+        // the sentence's own tokens; the <pad> tokens after them are not words of it
+        const std::size_t own = t.tokens.size() - c.n_pad;
+        lines.push_back(
+            {"sentence",
+             fmt::format(
+                 "\"{}\": {} {} ({}{}){}", sentence, own, own == 1 ? "token" : "tokens",
+                 c.tokenizer.mode == TokenMode::chars ? "characters" : "words and punctuation",
+                 c.tokenizer.lowercase ? ", lowercased" : "",
+                 c.n_pad == 0
+                     ? ""
+                     : fmt::format(", padded with {} <pad> to {}", c.n_pad, t.tokens.size())),
+             {}});
     }
     if (t.qkv_given) {  // no embeddings, no weights: nothing is seeded
         lines.push_back(
@@ -364,9 +380,10 @@ std::vector<std::string> warnings(const Trace& t) {
             row, quoted(t.tokens[row])));
     }
     for (std::size_t col : head.empty_columns) {
+        // named by the key, not by "column": in the column layout a key is a row
         out.push_back(fmt::format(
-            "column {} (key {}) of the attention weights has every query masked: a softmax "
-            "over that column is undefined, so attn gives it zero weights",
+            "key {} ({}) is masked for every query: the softmax over that key's weights is "
+            "undefined, so attn gives it zero weights",
             col, quoted(t.tokens[col])));
     }
     if (head.all_masked) {

@@ -129,8 +129,10 @@ std::string Why::render() {
     } else if (is_backward(step.op)) {
         gradient(step, head, i, j, value);
     } else if (base == "with_positions") {
-        line(fmt::format("X′[{}, {}] = X[{}, {}] + P[{}, {}] = {} + {} = {}.", row, col, row, col,
-                         row, col, num(t_.x(i, j)), num(t_.positions(i, j)), num(value)));
+        // the cell as shown: [d0, This] in the column layout
+        const std::string at = fmt::format("[{}, {}]", shown_row_, shown_col_);
+        line(fmt::format("X′{0} = X{0} + P{0} = {1} + {2} = {3}.", at, num(t_.x(i, j)),
+                         num(t_.positions(i, j)), num(value)));
     } else if (base == "mask") {
         line(value == 1.0
                  ? fmt::format("'{}' may attend to '{}'.", row, col)

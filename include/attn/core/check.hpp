@@ -91,6 +91,15 @@ struct StepVerdict {
     /// wrongly and this step follows from those wrong answers correctly: "only the scores are
     /// wrong". Empty otherwise.
     std::string follows_from;
+    /// A mistake the answers show although no cell is outside the tolerance: by hand, e^x in
+    /// place of 3^x gives weights that may differ by less than the tolerance. Named when the
+    /// answers are at least twice as near the mistake's values as the right ones (the
+    /// largest difference over the answered cells); Mistake::none otherwise.
+    Mistake within_tolerance = Mistake::none;
+    /// With within_tolerance: the largest difference of the answers from the mistake's values
+    /// and from the right ones.
+    double mistake_distance = 0.0;
+    double right_distance = 0.0;
 
     /// Whether some answer given is wrong (a wrong shape, or a wrong cell that is not blank):
     /// blanks alone are missing answers, not mistakes.

@@ -92,12 +92,23 @@ std::vector<std::string> trace_warnings(const Trace& trace);
 /// and "−∞" / "-inf" for a masked cell.
 std::string format_number(double value, int precision, bool unicode);
 
+/// A variance as the walk-through prints it: format_number of its value; in scientific
+/// notation when it is too small for the precision but not 0 ("3.2000e-09", not "0.0000"),
+/// and past the range of a double with an exponent beyond it ("1.0000e+400", good to about 12
+/// significant digits), since a variance of finite numbers is finite.
+std::string format_number(const Variance& value, int precision, bool unicode);
+
 /// Whether x is a whole number that prints exactly without decimals.
 bool is_whole(double x) noexcept;
 
 /// format_number, but a whole number without decimals ("12", not "12.0000"), as the worked
 /// arithmetic and the worksheets print the integer examples.
 std::string format_tidy(double value, int precision, bool unicode);
+
+/// format_tidy, but a number too small for the precision and not 0 in scientific notation
+/// ("2.0000e-13", not "0.0000"), so that worked arithmetic stays checkable: 1e-12 · 1e-12 is
+/// not 0.0000 · 0.0000.
+std::string format_checkable(double value, int precision, bool unicode);
 
 /// attn's own Unicode glyphs spelled in ASCII: "·" → "*", "ᵀ" → "^T", "√" → "sqrt",
 /// "−∞" → "-inf"... (for attn's prose; formulas have their own ASCII notation).
