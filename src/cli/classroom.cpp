@@ -12,6 +12,7 @@
 #include "attn/core/error.hpp"
 #include "attn/core/input.hpp"
 #include "attn/core/limits.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
@@ -37,6 +38,7 @@ void configure_worksheet(CLI::App& app, WorksheetOptions& o) {
     path_option(app, "-o,--output", o.output, "DIR", "The folder to write into (made if missing)")
         ->capture_default_str();
     app.add_flag("--force", o.force, "Replace the files if they exist (even if write-protected)");
+    max_memory_option(app, in.max_memory);
     app.footer(R"(Writes into DIR: worksheet.md and worksheet.html (the exercise, ready to print:
 given numbers filled in, the chosen steps' cells blank), answer-key.md and answer-key.html
 (every number), and answers.json (a template for the student's answers, to check with
@@ -63,6 +65,7 @@ void configure_check(CLI::App& app, CheckOptions& o) {
            "Digits after the decimal point in the report (0 to 15)")
         ->capture_default_str();
     app.add_flag("--ascii", o.ascii, "ASCII only");
+    max_memory_option(app, o.max_memory);
     app.footer(R"(Exit status: 0 when every answer is right, 1 when some are wrong or blank, 2 for
 a malformed answers file.
 
@@ -113,22 +116,22 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     }
     TextStyle style;
     style.precision = 4;
+    // the worksheets are written as they are made; the answers template is built whole
+    check_memory_for(answers_template_bytes(trace, blank), budget_now(spec.max_memory),
+                     "the answers template (answers.json) needs about {}",
+                     "leave fewer steps blank (--blank) or use a shorter sentence");
     // all five or none: a set half from one run and half from another would not match
     OutputSet files(o.force);
     for (std::size_t i = 0; i < names.size(); ++i) {
         files.add(outputs[i], [&, i](const OutputSet::Sink& sink) {
             switch (i) {
                 case 0:
-                    sink(render_worksheet(trace, blank, false, style));
-                    break;
                 case 1:
-                    sink(render_worksheet(trace, blank, true, style));
+                    render_worksheet(trace, blank, i == 1, style, sink);
                     break;
                 case 2:
-                    sink(render_worksheet_html(trace, blank, false, style));
-                    break;
                 case 3:
-                    sink(render_worksheet_html(trace, blank, true, style));
+                    render_worksheet_html(trace, blank, i == 3, style, sink);
                     break;
                 default:
                     sink(render_answers_template(trace, blank));
@@ -157,8 +160,11 @@ int run_check(const CheckOptions& o, Io& io) {
                         fmt::format("{} is {}, expected a number of at least 0", name, value));
         }
     }
-    const AnswerSheet sheet = read_answers(o.answers);
-    const Loaded loaded = load_input(spec_of(sheet.worksheet));
+    const std::size_t max_memory = max_memory_of(o.max_memory);
+    const AnswerSheet sheet = read_answers(o.answers, max_memory);
+    InputSpec spec = spec_of(sheet.worksheet);
+    spec.max_memory = max_memory;  // the answers read count: one budget for the run
+    const Loaded loaded = load_input(spec);
     const Trace trace = explain(loaded.input, loaded.config);
     // every answered step must be a step of the worksheet: a misspelt one would be ignored
     for (const auto& id : sheet.step_ids) {
@@ -188,7 +194,9 @@ int run_check(const CheckOptions& o, Io& io) {
     TextStyle style;
     style.precision = o.precision;
     style.unicode = !o.ascii;
-    io.out << render_check_report(trace, verdicts, tolerance, style);
+    render_check_report(trace, verdicts, tolerance, style, [&io](std::string_view piece) {
+        io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
     const bool all_right = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) {
         return v.wrong.empty() && !v.wrong_shape;
     });

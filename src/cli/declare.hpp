@@ -18,8 +18,16 @@ CLI::Validator decimal_only();
 /// A path option: an empty value ("--json ''") is refused rather than meaning "none".
 CLI::Validator non_empty_path();
 
+/// --max-memory SIZE, into `value` (explain, worksheet, check and init share it; read it with
+/// max_memory_of()).
+CLI::Option* max_memory_option(CLI::App& app, std::string& value);
+
 template <typename T>
 struct is_integer_option : std::bool_constant<std::is_integral_v<T> && !std::is_same_v<T, bool>> {};
+/// --max-memory SIZE, into `value` (explain, worksheet, check and init share it; read it with
+/// max_memory_of()).
+CLI::Option* max_memory_option(CLI::App& app, std::string& value);
+
 template <typename T>
 struct is_integer_option<std::optional<T>> : is_integer_option<T> {};
 

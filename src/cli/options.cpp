@@ -159,8 +159,7 @@ InputSpec to_spec(const ExplainOptions& o) {
         spec.scale_by = ScaleBy::none;
     }
     spec.softmax_over = choice<SoftmaxOver>(Field::softmax_over, o.softmax_over);
-    spec.max_memory =
-        o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
+    spec.max_memory = max_memory_of(o.max_memory);
     spec.embeddings_path = non_empty(o.embeddings);
     spec.weights_path = non_empty(o.weights);
     spec.model_path = non_empty(o.model);
@@ -204,6 +203,17 @@ std::size_t parse_bytes(Field field, const std::string& text) {
                                 shown(text)));
     }
     return value << shift;
+}
+
+std::size_t max_memory_of(const std::string& text) {
+    return text.empty() ? default_max_memory : parse_bytes(Field::max_memory, text);
+}
+
+CLI::Option* max_memory_option(CLI::App& app, std::string& value) {
+    return option(app, "--max-memory", value, "SIZE",
+                  "The most memory the whole run may take, counted from start-up: reading a "
+                  "file, computing or writing an output that would take more is refused, "
+                  "before it starts (default 4G; K, M, G suffixes)");
 }
 
 void configure_explain(CLI::App& app, ExplainOptions& o) {
@@ -271,9 +281,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
     option(app, "--unknown", o.unknown, "error|random",
            "Tokens missing from --embeddings/--model: error (default) "
            "or random (seed them, and say so)");
-    option(app, "--max-memory", o.max_memory, "SIZE",
-           "The most memory the run may take: input files and matrices that would need more "
-           "are refused (default 4G; K, M, G suffixes)");
+    max_memory_option(app, o.max_memory);
     path_option(app, "--from", o.from, "FILE",
                 "Replay a JSON dump written by --json: the same walk-through, byte for byte "
                 "(display options only); a dump whose values are not what its inputs give is "
