@@ -183,6 +183,9 @@ int run_check(const CheckOptions& o, Io& io) {
         }
     }
     const Tolerance tolerance{o.tolerance, o.relative_tolerance};
+    check_memory_for(check_bytes(trace, sheet), budget_now(max_memory),
+                     "checking these answers needs about {} (each cell may be wrong)",
+                     "check fewer steps at a time, or a shorter sentence");
     const auto verdicts = check_answers(trace, sheet, tolerance);
     if (verdicts.empty()) {
         throw Error(ErrorKind::input,

@@ -99,7 +99,7 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
         }
         return "";
     };
-    // the report is written a step at a time (a step of thousands of tokens lists its wrong
+    // the report is written a line at a time (a step of thousands of tokens lists its wrong
     // cells), its lines wrapped to the width as they are handed over
     toolkit::Spool written(sink);
     std::string out;  // whole lines, not yet wrapped
@@ -147,6 +147,7 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
                                    toolkit::terminal(step.row_labels[w.row]),
                                    toolkit::terminal(step.col_labels[w.col]), given(w.given),
                                    num(w.expected));
+                hand_over();  // a line at a time: a step may have millions of cells
             }
         }
         if (!v.follows_from.empty()) {

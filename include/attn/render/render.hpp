@@ -146,7 +146,7 @@ std::size_t answers_template_bytes(const Trace& trace, const std::vector<std::st
 /// The report of attn check, for people.
 std::string render_check_report(const Trace& trace, const std::vector<StepVerdict>& verdicts,
                                 const Tolerance& tolerance, const TextStyle& style);
-/// The same report written to `sink` a step at a time.
+/// The same report written to `sink` in pieces of about 64 KiB, never held whole.
 void render_check_report(const Trace& trace, const std::vector<StepVerdict>& verdicts,
                          const Tolerance& tolerance, const TextStyle& style, const Sink& sink);
 
