@@ -319,7 +319,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
             } else if (target.option == "--html") {
                 render_html(trace, style, counted);
             } else if (target.option == "--npz") {
-                counted(render_npz(trace));
+                render_npz(trace, counted);
             } else {
                 render_json(trace, counted);
             }

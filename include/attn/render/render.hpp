@@ -69,6 +69,8 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink);
 /// id: doubles ('<f8'), the mask as booleans, and for a GPT-2 checkpoint token_ids ('<i8').
 /// Throws attn::Error (usage) past the zip format's limits without zip64 (4 GiB, 65535 files).
 std::string render_npz(const Trace& trace);
+/// The same archive written to `sink` an array and a row at a time, never held whole.
+void render_npz(const Trace& trace, const Sink& sink);
 
 /// The attention weights as a standalone SVG heatmap (--svg), one panel per head.
 std::string render_svg(const Trace& trace);
