@@ -168,9 +168,20 @@ with tempfile.TemporaryDirectory() as tmp:
            "--max-memory 32M", ["explain", "--model", four, "--html", at("model4.html"),
                                 "--format", "none"], 32 * MIB, "ok",
            larger_than_peak=at("model4.html"))
+    # the walk-through in each format, written to stdout a step at a time: within the limit
+    # it is written; under a limit its matrices would pass it is refused before computing,
+    # with the limit named, and nothing of it is printed
     for fmt_name in ["text", "markdown", "latex"]:
         expect(f"the same model as --format {fmt_name} under --max-memory 32M",
                ["explain", "--model", four, "--format", fmt_name], 32 * MIB, "ok")
+        expect(f"the same model as --format {fmt_name} under --max-memory 20M",
+               ["explain", "--model", four, "--format", fmt_name], 20 * MIB, "refused",
+               "for its matrices")
+        p = subprocess.run([ATTN, "explain", "--model", four, "--format", fmt_name,
+                            "--max-memory", "20M"], capture_output=True)
+        check(f"--format {fmt_name} refused: nothing on stdout, one error on stderr",
+              p.returncode == 2 and p.stdout == b"" and p.stderr.count(b"attn: error:") == 1,
+              f"exit {p.returncode}, stdout {len(p.stdout)} bytes, stderr {p.stderr[:200]!r}")
     expect("the same model under --max-memory 20M: refused before computing",
            ["explain", "--model", four, "--html", at("no4.html")], 20 * MIB, "refused",
            "for its matrices")
