@@ -69,18 +69,15 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     OutputSet files(o.force);
     for (std::size_t i = 0; i < names.size(); ++i) {
         files.add(outputs[i], [&, i](const OutputSet::Sink& sink) {
-            switch (i) {
-                case 0:
-                case 1:
-                    render_worksheet(trace, blank, i == 1, style, sink);
-                    break;
-                case 2:
-                case 3:
-                    render_worksheet_html(trace, blank, i == 3, style, sink);
-                    break;
-                default:
-                    sink(render_answers_template(trace, blank));
-                    break;
+            // in the order of `names`: the worksheet and the answer key in Markdown, then in
+            // HTML (both written as they are made), then the answers template
+            const bool key = i % 2 == 1;
+            if (i < 2) {
+                render_worksheet(trace, blank, key, style, sink);
+            } else if (i < 4) {
+                render_worksheet_html(trace, blank, key, style, sink);
+            } else {
+                sink(render_answers_template(trace, blank));
             }
         });
     }
