@@ -356,6 +356,25 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
     return out;
 }
 
+std::size_t check_bytes(const Trace& t, const AnswerSheet& sheet) {
+    std::size_t cells = 0;
+    std::size_t largest = 0;
+    for (const auto& step : teaching_steps(t)) {
+        if (std::find(sheet.step_ids.begin(), sheet.step_ids.end(), step.id) !=
+            sheet.step_ids.end()) {
+            const std::size_t n = step.shape.rows * step.shape.cols;
+            cells += n;
+            largest = std::max(largest, n);
+        }
+    }
+    // a vector grown by doubling holds at most twice its cells, and three times while it
+    // moves; six matrices of the largest step: a variant's scaled, masked and weights, the
+    // student's own answers as a matrix and what follows from them
+    constexpr std::size_t per_cell =
+        sizeof(WrongCell) + sizeof(std::pair<std::size_t, std::size_t>);
+    return 3 * cells * per_cell + 6 * largest * sizeof(double);
+}
+
 std::vector<std::string> default_blank_steps(const Trace& trace) {
     std::vector<std::string> out;
     for (const auto& s : teaching_steps(trace)) {

@@ -1,5 +1,7 @@
-// What a run's matrices take in memory, checked against --max-memory before anything large
-// is allocated.
+// --max-memory: what a run's matrices will take, and the one message for a run that would
+// pass the limit.
+#include "attn/core/memory.hpp"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +29,27 @@ namespace {
 }
 
 }  // namespace
+
+std::string MemoryBudget::allows() const {
+    std::string text = fmt::format("{} {} allows", subject, human_bytes(limit));
+    if (held > 0) {
+        text += fmt::format(" besides the {} attn holds already", human_bytes(held));
+    }
+    return text;
+}
+
+void check_memory_for(std::size_t need, const MemoryBudget& budget, std::string_view what,
+                      std::string_view hint) {
+    if (need <= budget.left()) {
+        return;
+    }
+    const std::size_t whole =
+        need > std::numeric_limits<std::size_t>::max() - budget.held ? need : need + budget.held;
+    throw Error(ErrorKind::usage, Field::max_memory,
+                fmt::format("{}, more than {}\n  hint: {}, or raise the limit ({} {})",
+                            fmt::format(fmt::runtime(what), human_bytes(need)), budget.allows(),
+                            hint, subject, enough_memory(whole)));
+}
 
 std::size_t estimate_bytes(const Config& c, std::size_t n_tokens) noexcept {
     // in doubles; long double keeps absurd sizes from wrapping around
@@ -98,15 +121,13 @@ std::string enough_memory(std::size_t b) {
                : std::to_string(static_cast<long long>(std::ceil(x / 1073741824.0))) + "G";
 }
 
-void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) {
-    const std::size_t need = estimate_bytes(c, n_tokens);
-    if (need > max_bytes) {
-        over_limit(
-            "this run", need,
-            fmt::format("{} {}, d_model {}, {} {}", n_tokens, n_tokens == 1 ? "token" : "tokens",
-                        c.d_model, c.n_heads, c.n_heads == 1 ? "head" : "heads"),
-            max_bytes, "use a shorter sentence, a smaller d_model or fewer heads");
-    }
+void check_memory(const Config& c, std::size_t n_tokens, const MemoryBudget& budget) {
+    check_memory_for(estimate_bytes(c, n_tokens), budget,
+                     fmt::format("this run needs about {{}} for its matrices ({} {}, d_model {}, "
+                                 "{} {})",
+                                 n_tokens, n_tokens == 1 ? "token" : "tokens", c.d_model, c.n_heads,
+                                 c.n_heads == 1 ? "head" : "heads"),
+                     "use a shorter sentence, a smaller d_model or fewer heads");
 }
 
 }  // namespace attn

@@ -84,8 +84,8 @@ std::string step_title(const Trace& t, const Step& step) {
 
 }  // namespace
 
-std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
-                                const Tolerance& tolerance, const TextStyle& style) {
+void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
+                         const Tolerance& tolerance, const TextStyle& style, const Sink& sink) {
     // every number of the report, given or expected, in one format: "3.0000" beside "0.7500",
     // never "3" beside it, whatever is whole
     const auto num = [&](double x) { return format_number(x, style.precision, true); };
@@ -100,7 +100,17 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
         }
         return "";
     };
-    std::string out;
+    // the report is written a line at a time (a step of thousands of tokens lists its wrong
+    // cells), its lines wrapped to the width as they are handed over
+    toolkit::Spool written(sink);
+    std::string out;  // whole lines, not yet wrapped
+    const auto hand_over = [&] {
+        for (const auto& line : toolkit::wrap_lines(out, style.width)) {
+            written += style.unicode ? line : toolkit::to_ascii(line);
+            written += "\n";
+        }
+        out.clear();
+    };
     const StepVerdict* first_wrong = nullptr;
     const StepVerdict* first_blank = nullptr;  // of the steps whose only faults are blanks
     const StepVerdict* hidden = nullptr;       // a mistake inside the tolerance
@@ -108,6 +118,7 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
     std::size_t n_wrong = 0;
     std::size_t n_cells = 0;
     for (const auto& v : verdicts) {
+        hand_over();
         n_cells += v.n_cells;
         const bool ok = v.wrong.empty() && !v.wrong_shape;
         const Step& step = *find_step(t, v.step_id);
@@ -146,6 +157,7 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
                                    toolkit::terminal(step.row_labels[w.row]),
                                    toolkit::terminal(step.col_labels[w.col]), given(w.given),
                                    num(w.expected));
+                hand_over();  // a line at a time: a step may have millions of cells
             }
         }
         if (!v.follows_from.empty()) {
@@ -206,11 +218,14 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
         }
         out += "\n";
     }
-    std::string wrapped;
-    for (const auto& line : toolkit::wrap_lines(out, style.width)) {
-        wrapped += line + "\n";
-    }
-    return style.unicode ? wrapped : toolkit::to_ascii(wrapped);
+    hand_over();
+    written.flush();
+}
+
+std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
+                                const Tolerance& tolerance, const TextStyle& style) {
+    return toolkit::collect(
+        [&](const Sink& sink) { render_check_report(t, verdicts, tolerance, style, sink); });
 }
 
 }  // namespace attn

@@ -116,6 +116,12 @@ struct StepVerdict {
 std::vector<StepVerdict> check_answers(const Trace& trace, const AnswerSheet& sheet,
                                        const Tolerance& tolerance);
 
+/// About how many bytes check_answers takes for `sheet` beyond the trace and the sheet: every
+/// answered cell may be wrong (a WrongCell each, in a vector that grows by doubling, and
+/// perhaps a swapped pair), and diagnosing a step recomputes it a few ways (a few matrices
+/// of its size at once). Checked against --max-memory before checking.
+std::size_t check_bytes(const Trace& trace, const AnswerSheet& sheet);
+
 /// The steps that `id` is computed from, nearest first: scores from Q and K, weights from the
 /// masked or scaled scores, ... (one head's steps; ids as in the worksheet).
 std::vector<std::string> inputs_of(const Trace& trace, const std::string& id);

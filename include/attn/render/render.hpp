@@ -28,6 +28,9 @@ struct TextStyle {
     std::size_t max_rows = 24;    ///< more rows than this are elided to the first and last 10
 };
 
+/// Receives an output piece by piece, so that a large one is never held whole.
+using Sink = std::function<void(std::string_view)>;
+
 /// The header of the walk-through: sentence, sizes, where the numbers came from.
 std::string render_summary(const Trace& trace, const TextStyle& style);
 
@@ -42,15 +45,18 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
 
 /// The whole walk-through as text, in teaching order.
 std::string render_text(const Trace& trace, const TextStyle& style);
+/// The same text written to `sink` a step at a time, never held whole.
+void render_text(const Trace& trace, const TextStyle& style, const Sink& sink);
 
 /// The walk-through as Markdown (--format markdown): headings, formulas and tables.
 std::string render_markdown(const Trace& trace, const TextStyle& style);
+/// The same Markdown written to `sink` in pieces of about 64 KiB.
+void render_markdown(const Trace& trace, const TextStyle& style, const Sink& sink);
 
 /// The walk-through as a LaTeX document (--format latex), one bmatrix per step.
 std::string render_latex(const Trace& trace, const TextStyle& style);
-
-/// Receives an output piece by piece, so that a large one is never held whole.
-using Sink = std::function<void(std::string_view)>;
+/// The same document written to `sink` in pieces of about 64 KiB.
+void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink);
 
 /// The whole walk-through as one self-contained HTML page (--html): heatmap tables, the
 /// explanations, hover and focus interaction, the worked arithmetic of each cell; no network.
@@ -63,6 +69,8 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink);
 /// id: doubles ('<f8'), the mask as booleans, and for a GPT-2 checkpoint token_ids ('<i8').
 /// Throws attn::Error (usage) past the zip format's limits without zip64 (4 GiB, 65535 files).
 std::string render_npz(const Trace& trace);
+/// The same archive written to `sink` an array and a row at a time, never held whole.
+void render_npz(const Trace& trace, const Sink& sink);
 
 /// The attention weights as a standalone SVG heatmap (--svg), one panel per head.
 std::string render_svg(const Trace& trace);
@@ -130,16 +138,29 @@ std::string render_examples(std::string_view dir, const std::vector<ExampleEntry
 /// empty (or filled in, for the answer key).
 std::string render_worksheet(const Trace& trace, const std::vector<std::string>& blank,
                              bool answer_key, const TextStyle& style);
+/// The same worksheet written to `sink` in pieces of about 64 KiB: its tables grow with the
+/// square of the sentence.
+void render_worksheet(const Trace& trace, const std::vector<std::string>& blank, bool answer_key,
+                      const TextStyle& style, const Sink& sink);
 
 /// The same worksheet (or answer key) as a printable HTML page.
 std::string render_worksheet_html(const Trace& trace, const std::vector<std::string>& blank,
                                   bool answer_key, const TextStyle& style);
+/// The same page written to `sink` in pieces of about 64 KiB.
+void render_worksheet_html(const Trace& trace, const std::vector<std::string>& blank,
+                           bool answer_key, const TextStyle& style, const Sink& sink);
 
 /// The answers template: the worksheet's settings and a null for every blank cell.
 std::string render_answers_template(const Trace& trace, const std::vector<std::string>& blank);
+/// About how many bytes render_answers_template takes while it builds the template (its
+/// tree of values and its text), to check against --max-memory first.
+std::size_t answers_template_bytes(const Trace& trace, const std::vector<std::string>& blank);
 
 /// The report of attn check, for people.
 std::string render_check_report(const Trace& trace, const std::vector<StepVerdict>& verdicts,
                                 const Tolerance& tolerance, const TextStyle& style);
+/// The same report written to `sink` in pieces of about 64 KiB, never held whole.
+void render_check_report(const Trace& trace, const std::vector<StepVerdict>& verdicts,
+                         const Tolerance& tolerance, const TextStyle& style, const Sink& sink);
 
 }  // namespace attn
