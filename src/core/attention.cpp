@@ -228,7 +228,7 @@ Trace explain(Input&& input, const Config& config) {
     Trace t;
     t.config = config;
     t.rule = weights_rule(config);
-    static_cast<Provenance&>(t) = input;
+    static_cast<Provenance&>(t) = static_cast<const Provenance&>(input);  // its metadata only
     t.qkv_given = input.qkv.has_value();
     t.qkv_path = input.qkv ? input.qkv->path : std::string();
     t.dim_labels = numbered("d", config.d_model);

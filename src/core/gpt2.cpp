@@ -181,7 +181,7 @@ Trace explain_gpt2(const Gpt2Request& request, const Gpt2Config& c, const Gpt2Te
     }
     const std::size_t d = c.n_embd;
     Gpt2Walk walk;
-    static_cast<Gpt2Choice&>(walk) = request;
+    static_cast<Gpt2Choice&>(walk) = static_cast<const Gpt2Choice&>(request);  // the choice only
     walk.config = c;
     walk.mean_label = {"μ"};
     walk.variance_label = {"σ²"};

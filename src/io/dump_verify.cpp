@@ -427,13 +427,14 @@ class Comparison {
 
 }  // namespace
 
-void verify_dump(const std::string& path, const RecomputedDump& write, std::size_t max_memory) {
+void verify_dump(const std::string& path, const RecomputedDump& recomputed,
+                 std::size_t max_memory) {
     // the dump is read again (its tree was let go after read_dump, before the run was
     // computed), within what --max-memory leaves beside the run
     Reader r(path, max_memory);
     const Value stored = r.document("attn.trace", "a JSON dump written by attn explain --json");
     Comparison comparison(r, stored);
-    io_detail::PieceStream fresh(write);
+    io_detail::PieceStream fresh(recomputed);
     try {
         (void)nlohmann::json::sax_parse(fresh.stream(), &comparison,
                                         nlohmann::json::input_format_t::json, /*strict=*/true);
