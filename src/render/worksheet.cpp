@@ -233,9 +233,9 @@ std::size_t answers_template_bytes(const Trace& t, const std::vector<std::string
     }
     // a null is one Json (16 bytes) in its row's vector, and "null, " in the text (held twice
     // at the end: the layout's string and the one returned); a row is a Json and its vector
-    constexpr std::size_t per_cell = sizeof(json_layout::Json) + std::size_t{2 * 6};
+    constexpr std::size_t per_cell = sizeof(json_layout::Json) + 2 * std::size_t{6};
     constexpr std::size_t per_row =
-        2 * sizeof(json_layout::Json) + 3 * sizeof(void*) + std::size_t{2 * 8};
+        2 * sizeof(json_layout::Json) + 3 * sizeof(void*) + 2 * std::size_t{8};
     return cells * per_cell + rows * per_row + (std::size_t{64} << 10U);
 }
 
