@@ -9,6 +9,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/parallel.hpp"
+#include "attn/core/portable.hpp"
 
 namespace attn {
 
@@ -250,9 +251,12 @@ SoftmaxResult softmax_rows(const Matrix& s) {
 }
 
 SoftmaxResult softmax_rows_base(const Matrix& s, double base) {
-    // base 0 stands for e: std::exp; another base uses std::pow, exact for the small integer
-    // exponents of the by-hand rules (3^-2 = 1/9)
-    const auto power = [base](double x) { return base == 0.0 ? std::exp(x) : std::pow(base, x); };
+    // base 0 stands for e: portable_exp (the same bits on every machine, unlike std::exp);
+    // another base uses std::pow, exact for the small integer exponents of the by-hand rules
+    // (3^-2 = 1/9)
+    const auto power = [base](double x) {
+        return base == 0.0 ? portable_exp(x) : std::pow(base, x);
+    };
     SoftmaxResult result{Matrix(s.rows(), s.cols()), {}};
     for (std::size_t i = 0; i < s.rows(); ++i) {
         const auto in = s.row(i);

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 
 #include "attn/core/model.hpp"
 #include "attn/core/random.hpp"
@@ -53,6 +54,46 @@ TEST_CASE("portable_log agrees with std::log to a few ulps", "[random]") {
         CHECK(attn::portable_log(x) == Approx(std::log(x)).epsilon(1e-15).margin(1e-300));
     }
     CHECK(attn::portable_log(1.0) == 0.0);
+}
+
+TEST_CASE("portable_exp is e^x correctly rounded, with the same bits everywhere", "[random]") {
+    using attn::portable_exp;
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    CHECK(portable_exp(0.0) == 1.0);
+    CHECK(portable_exp(-0.0) == 1.0);
+    CHECK(portable_exp(-inf) == 0.0);
+    CHECK(portable_exp(inf) == inf);
+    CHECK(portable_exp(710.0) == inf);
+    CHECK(portable_exp(-746.0) == 0.0);
+    CHECK(std::isnan(portable_exp(std::nan(""))));
+    CHECK(portable_exp(1.0) == 0x1.5bf0a8b145769p+1);  // e
+    // pinned bits: if one changes, every softmax changes (and every learned example)
+    CHECK(portable_exp(-1.5) == 0x1.c8f87724b5c1dp-3);
+    CHECK(portable_exp(-0.25) == 0x1.8ebef9eac820bp-1);
+    CHECK(portable_exp(3.7) == 0x1.4394144eeec81p+5);
+    CHECK(portable_exp(-709.5) == 0x0.54e90c99fb878p-1022);  // subnormal
+    // against long double: the nearest double, on seeded inputs across the whole range
+    attn::Rng rng(2024);
+    int not_nearest = 0;
+    int off_by_more_than_one_ulp_from_libm = 0;
+    for (int i = 0; i < 100000; ++i) {
+        const double x = i % 2 == 0 ? -40.0 * rng.uniform() : -745.0 + 1454.0 * rng.uniform();
+        const double mine = portable_exp(x);
+        const long double exact = std::exp(static_cast<long double>(x));
+        const auto distance = [exact](double y) {
+            return std::fabs(static_cast<long double>(y) - exact);
+        };
+        if (distance(std::nextafter(mine, inf)) < distance(mine) ||
+            distance(std::nextafter(mine, 0.0)) < distance(mine)) {
+            ++not_nearest;
+        }
+        const double libm = std::exp(x);
+        if (mine != libm && std::nextafter(mine, libm) != libm) {
+            ++off_by_more_than_one_ulp_from_libm;
+        }
+    }
+    CHECK(not_nearest == 0);
+    CHECK(off_by_more_than_one_ulp_from_libm == 0);
 }
 
 TEST_CASE("seeded embeddings depend on the token's text, not its position", "[random]") {
