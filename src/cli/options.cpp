@@ -1,5 +1,6 @@
-// `attn explain`'s options: their declarations, and what they mean for the run plan
-// (to_spec) and for the look of the output (to_style). Every value is checked once, here,
+// What `attn explain`'s options mean for the run plan (to_spec) and for the look of the output
+// (to_style), and the checks every option declaration shares (decimal_only, non_empty_path).
+// The options themselves are declared in options.json. Every value is checked once, here,
 // against the core's tables: enums by parse_enum, sizes by check_limit.
 #include <sys/stat.h>
 
@@ -7,7 +8,6 @@
 #include <cctype>
 #include <charconv>
 #include <limits>
-#include <map>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -204,188 +204,6 @@ std::size_t parse_bytes(Field field, const std::string& text) {
                                 shown(text)));
     }
     return value << shift;
-}
-
-void configure_explain(CLI::App& app, ExplainOptions& o) {
-    option(app, "sentence", o.words, "SENTENCE",
-           "The sentence to explain, in quotes or as several words");
-    option(app, "--seed", o.seed, "N",
-           "Seed for the random embeddings and weights (0 to 2^64 - 1; "
-           "default 42); the same seed gives the same numbers everywhere");
-    option(app, "--d-model", o.d_model, "N",
-           "Width of each token's embedding (1 to 4096; default 5, 3·H with --heads H, or "
-           "the width in the files given)");
-    option(app, "--heads", o.heads, "H",
-           "Attention heads (1 to 64; default 1). More than one splits "
-           "W_Q, W_K, W_V by columns and mixes the heads with W_O, as "
-           "PyTorch's nn.MultiheadAttention; without --d-k, each head gets d_model / H "
-           "columns, so d_model must then be a multiple of H");
-    option(app, "--d-k", o.d_k, "N",
-           "Width of each query and key vector (1 to 4096; default 3, or d_model / H with "
-           "--heads H)");
-    option(app, "--d-v", o.d_v, "N",
-           "Width of each value vector and output row (1 to 4096; default 3, or d_k with "
-           "--heads H)");
-    option(app, "--mask", o.mask, "none|causal|FILE",
-           "none (default): every token sees every token; causal: a token "
-           "sees only itself and the tokens before it; or a JSON file "
-           "{\"mask\": [[true, false, ...], ...]} (true = may attend)");
-    option(app, "--positions", o.positions, "none|sinusoidal|FILE",
-           "Add positional encodings to X before Q, K, V: none "
-           "(default), sinusoidal (the original Transformer's), or a "
-           "JSON file {\"positions\": [[...], ...]}");
-    option(app, "--pad-to", o.pad_to, "N",
-           "Pad the sentence with <pad> tokens (zero vectors) to N tokens; "
-           "a padding mask keeps every token from attending to them");
-    app.add_flag("--lowercase", o.lowercase,
-                 "Lowercase the sentence first, so 'The' and 'the' are the same token");
-    app.add_flag("--chars", o.chars,
-                 "One token per character instead of words and punctuation (spaces dropped)");
-    option(app, "--scale-by", o.scale_by, "d_k|d_model|none",
-           "What the scores are divided by: d_k (default, √d_k as in \"Attention Is All "
-           "You Need\"); d_model (√d_model, a tutorial's mistake) or none (no scaling, "
-           "to see what it is for), each shown beside the right weights");
-    app.add_flag("--no-scale", o.no_scale,
-                 "Skip the scaling by √d_k (--scale-by none): the output compares how peaked "
-                 "each row of weights is with and without");
-    option(app, "--softmax-over", o.softmax_over, "rows|columns|all",
-           "Which scores softmax normalises together: rows (default: each query's), or, "
-           "to show the mistake, columns or all (the whole matrix, as two tutorials "
-           "do), beside the right weights");
-    option(app, "--arith", o.arith, "exact|hand",
-           "exact (default), or hand: small whole numbers, ⌊S/2⌋ for "
-           "S/√3 and 3^x for e^x, so every number can be done with pencil "
-           "and paper");
-    path_option(app, "--embeddings", o.embeddings, "FILE",
-                "Read the token vectors from this JSON file "
-                "(docs/json-format.md); tokens not in it are an error");
-    path_option(app, "--weights", o.weights, "FILE", "Read W_Q, W_K and W_V from this JSON file");
-    path_option(app, "--model", o.model, "FILE",
-                "Read embeddings and weights (and optionally the sentence, "
-                "mask and tokenizer) from one model file, e.g. "
-                "data/examples/this-is-book.json");
-    path_option(app, "--qkv", o.qkv, "FILE",
-                "Start from queries, keys and values given in this JSON file "
-                "({\"Q\": [[...]], \"K\": [[...]], \"V\": [[...]]}, optionally \"tokens\"), "
-                "as lessons that begin at the scores do; no embeddings or weights");
-    option(app, "--unknown", o.unknown, "error|random",
-           "Tokens missing from --embeddings/--model: error (default) "
-           "or random (seed them, and say so)");
-    option(app, "--max-memory", o.max_memory, "SIZE",
-           "The most memory the run may take: input files and matrices that would need more "
-           "are refused (default 4G; K, M, G suffixes)");
-    path_option(app, "--from", o.from, "FILE",
-                "Replay a JSON dump written by --json: the same walk-through, byte for byte "
-                "(display options only); a dump whose values are not what its inputs give is "
-                "refused");
-    option(app, "--precision", o.precision, "N", "Digits after the decimal point (0 to 15)")
-        ->capture_default_str();
-    option(app, "--steps", o.steps, "LIST",
-           "Show only these steps: ids or numbers, comma-separated "
-           "(tokens, embeddings, W_Q, W_K, W_V, Q, K, V, scores, scaled_scores, mask, "
-           "masked_scores, weights, output)");
-    option(app, "--layout", o.layout, "row|col",
-           "row (default): tokens are rows, Q = X·W_Q; col: tokens are columns, as in "
-           "the by-hand exercises (Q = W_Q·X, Kᵀ·Q, softmax down each column): the same "
-           "numbers transposed; for one plain head, in the terminal walk-through (HTML, "
-           "SVG, Markdown and LaTeX show the row layout)");
-    app.add_flag("--pause", o.pause,
-                 "Wait for Enter between steps, showing which step comes next (q ends the "
-                 "walk-through); only when stdin and stdout are a terminal");
-    app.add_flag("-q,--quiet-text", o.quiet_text,
-                 "Headings, formulas and matrices only, without the explanations");
-    option(app, "--color", o.color, "auto|always|never",
-           "Colour and the attention heatmap: auto (a terminal, unless NO_COLOR is "
-           "set), always or never")
-        ->capture_default_str();
-    option(
-        app, "--width", o.width, "N",
-        "Columns of text (40 to 1000, or 0 for the default); wider matrices are split or elided. "
-        "Default: the terminal's width, else $COLUMNS, else 80");
-    app.add_flag("--ascii", o.ascii, "ASCII only: -inf, sqrt, ->, * instead of −∞, √, →, ·");
-    path_option(app, "--json", o.json, "FILE",
-                "Write every step with full-precision values to FILE as JSON "
-                "(docs/json-format.md); '-' writes to stdout instead of the walk-through");
-    option(app, "--format", o.format, "text|markdown|latex|none",
-           "text (default); markdown: headings and tables to paste into notes; latex: a "
-           "document with one bmatrix per step, for slides; none: no walk-through, only "
-           "the files asked for (--json, --svg, --html), e.g. to time the computation");
-    option(app, "--threads", o.threads, "N",
-           "Threads for the computation and the JSON dump (1 to 256; default: the "
-           "cores available); the numbers are the same for any count");
-    app.add_flag("--stats", o.stats,
-                 "After the run, print to stderr how long reading, computing and each output "
-                 "took, the bytes of the matrices and the peak memory");
-    path_option(app, "--svg", o.svg, "FILE",
-                "Write the attention weights as an SVG heatmap to FILE (one panel per head), "
-                "for slides and papers; '-' writes it to stdout instead of the walk-through");
-    path_option(app, "--html", o.html, "FILE",
-                "Write the walk-through as one self-contained HTML page to FILE: heatmaps, "
-                "hover a token or a number to explore; works offline and prints well; '-' "
-                "writes it to stdout instead of the walk-through");
-    app.add_flag("--force", o.force,
-                 "Replace output files even when they are write-protected (without it, attn "
-                 "refuses a file you may not write)");
-    option(app, "--why", o.why, "CELL",
-           "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
-           "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
-           "Prints the worked arithmetic instead of the whole walk-through");
-    option(app, "--target", o.target, "FILE",
-           "The output each token should have, for --backward: a JSON file "
-           "{\"target\": [[...], ...]}, T rows of d_v numbers (d_model with several heads)");
-    app.add_flag("--backward", o.backward,
-                 "After the forward steps, the loss against --target (mean squared error) and "
-                 "its gradient with respect to every step and weight, each as a step of its "
-                 "own: how weights are learned (docs/training.md)");
-    option(app, "--lr", o.lr, "η",
-           "With --backward: one step of gradient descent, W ← W − η·dW, shown as steps, with "
-           "the loss the new weights give (a number above 0)");
-    option(app, "--head", o.head, "N|all",
-           "Show head N's steps in full and the other heads in brief (the JSON always "
-           "has every head); all (the default): every head in full, or with --checkpoint "
-           "every head's weights side by side. Heads are counted from 1")
-        ->transform(CLI::Transformer(std::map<std::string, std::string>{{"all", "0"}}));
-    option(app, "--checkpoint", o.checkpoint, "DIR",
-           "Walk through a GPT-2 checkpoint folder as Hugging Face saves it "
-           "(model.safetensors, config.json, vocab.json + merges.txt or tokenizer.json): "
-           "its own tokenizer, embeddings and weights; see docs/models.md");
-    option(app, "--layer", o.layer, "L",
-           "With --checkpoint: the layer to walk through in full, counted from 1 (layer 1 is "
-           "the tensors h.0.*; default 1); the layers below are summarised");
-    option(app, "--npz", o.npz, "FILE",
-           "Write every step's matrix to FILE as a numpy .npz (numpy.load(FILE)), one array "
-           "per step, named by step id");
-    app.footer(R"(Examples:
-  attn explain "This is book"
-  attn explain The cat sat on the mat --lowercase --mask causal
-  attn explain "Ελληνικά και emoji 🙂" --chars --ascii
-  attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
-  attn explain "This is book" --why 'scores[is,book]' --why 'weights[is,book]'
-  attn explain "This is book" --pause
-  attn explain "This is book" --arith hand --d-model 4 --layout col
-  attn explain "This is book" --d-k 64 --no-scale --steps weights
-  attn explain "This is book" --heads 2 --head 1
-  attn explain The cat sat on the mat --lowercase --positions sinusoidal
-  attn explain "This is book" --pad-to 5 --mask causal
-  attn explain "This is book" --steps scores,weights --quiet-text
-  attn explain "This is book" --json trace.json
-  attn explain "This is book" --svg weights.svg --format markdown > notes.md
-  attn explain "This is book" --mask causal --html report.html
-  attn explain --model data/examples/this-is-book.json
-  attn explain "This is a book" --embeddings my-vectors.json --unknown random
-  attn explain --from trace.json --steps weights
-  attn explain "This is book" --target data/targets/this-is-book.json --backward --lr 0.5
-  attn explain "He took the hat and examined it carefully" --checkpoint gpt2 --layer 6 --head 2
-  attn explain "He took the hat and examined it carefully" --checkpoint gpt2 --layer 6
-  attn explain "This is book" --json - | jq '.steps[] | select(.id == "weights") | .values'
-
-Output files are written all or nothing: each is prepared in a temporary file beside it, and
-all are renamed into place only when every one (and stdout) has been written. An output that
-is another output or an input is refused; a FIFO or a device (/dev/stdout, >(...)) is
-written into in place, never replaced; a write-protected file needs --force.
-
-Exit status: 0 ok, 2 bad usage or input, 1 anything else (e.g. an output file that cannot be
-written, or a full disk on stdout). Docs: README.md and docs/ in the source tree.)");
 }
 
 }  // namespace attn::cli
