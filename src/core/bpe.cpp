@@ -129,13 +129,6 @@ std::size_t piece_end(const std::vector<CodePoint>& cps, std::size_t i) {
     return end - 1;
 }
 
-// One token as the merges leave it: its id and the bytes of the piece it covers.
-struct Symbol {
-    std::uint32_t id;
-    std::size_t offset;  // byte offset in the text
-    std::size_t length;  // bytes
-};
-
 std::string display_of(std::string_view bytes) {
     std::string out;
     std::size_t i = 0;
