@@ -217,6 +217,12 @@ Matrix scaled(const Matrix& a, double factor) {
     return s;
 }
 
+void add_to(Matrix& a, const Matrix& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        a.data()[i] += b.data()[i];
+    }
+}
+
 Mask causal_mask(std::size_t n_tokens) {
     // row i (a query) may see columns j <= i (keys at or before it)
     Mask m(n_tokens, n_tokens, false);

@@ -66,7 +66,7 @@ double one_plus(Dd e) {
 
 // (1 + em1) · 2^k rounded once to a double, also where the result is subnormal (where ldexp
 // of a rounded 1 + em1 would round a second time).
-double scaled(Dd em1, int k) {
+double scaled_by_power_of_two(Dd em1, int k) {
     if (k >= -1021) {
         return std::ldexp(one_plus(em1), k);  // exact: a normal result keeps all 53 bits
     }
@@ -326,7 +326,7 @@ double detail::exp_by_squaring(double x) noexcept {
     for (int i = 0; i < 10; ++i) {
         em1 = add(add(em1, em1), mul(em1, em1));
     }
-    return scaled(em1, static_cast<int>(k));
+    return scaled_by_power_of_two(em1, static_cast<int>(k));
 }
 
 double portable_exp(double x) noexcept {
