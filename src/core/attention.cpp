@@ -6,6 +6,7 @@
 #include <cmath>
 #include <exception>
 #include <numeric>
+#include <utility>
 
 #include "attn/core/limits.hpp"
 #include "attn/core/ops.hpp"
@@ -125,15 +126,19 @@ void head_facts(const Trace& t, Head& head, const Input& input) {
     head.z_labels = numbered(prefix + "z", config.d_v);
     const std::string name =
         config.n_heads > 1 ? "head " + std::to_string(head.index + 1) + ": " : "";
-    check_finite(head.q, name + "Q", t.tokens, head.q_labels, input);
-    check_finite(head.k, name + "K", t.tokens, head.k_labels, input);
-    check_finite(head.v, name + "V", t.tokens, head.v_labels, input);
-    check_finite(head.scores, name + "S", t.tokens, t.tokens, input);
-    check_finite(head.scaled_scores, name + "S′", t.tokens, t.tokens, input);
-    head.variance_q = variance(head.q);
-    head.variance_k = variance(head.k);
-    head.variance_scores = variance(head.scores);
-    head.variance_scaled = variance(head.scaled_scores);
+    check_finite(head.q, name + "Q", t.tokens, head.q_labels, t, input);
+    check_finite(head.k, name + "K", t.tokens, head.k_labels, t, input);
+    check_finite(head.v, name + "V", t.tokens, head.v_labels, t, input);
+    check_finite(head.scores, name + "S", t.tokens, t.tokens, t, input);
+    check_finite(head.scaled_scores, name + "S′", t.tokens, t.tokens, t, input);
+    head.variance_q = variance_of(head.q);
+    head.variance_k = variance_of(head.k);
+    head.variance_scores = variance_of(head.scores);
+    head.variance_scaled = variance_of(head.scaled_scores);
+    head.variance_right_scaled =
+        t.rule.scale_by == ScaleBy::d_k
+            ? head.variance_scaled
+            : variance_of(attention_weights(head.scores, nullptr, t.rule.right(config.d_k)).scaled);
 
     const Mask* mask = t.mask ? &*t.mask : nullptr;
     if (t.rule.arith == Arith::hand) {
@@ -187,30 +192,23 @@ void head_facts(const Trace& t, Head& head, const Input& input) {
                 head.correct_output_difference, std::abs(right.data()[i] - head.output.data()[i]));
         }
     }
-    check_finite(head.output, name + "Z", t.tokens, head.z_labels, input);
+    check_finite(head.output, name + "Z", t.tokens, head.z_labels, t, input);
 }
 
 // Steps 1-3 (the inputs, recorded as given: X, X′ = X + P, the weights and biases, the mask),
 // every head's numbers, and the projection: the numbers of forward(). With `facts`, also what
 // explain() adds for the explanations (labels, checks, variances, sums, equal rows).
-Trace run(const Input& input, const Config& config, bool facts) {
+Trace run(Input&& input, const Config& config, bool facts) {
     validate(config);
     check_shapes(input, config);
 
     Trace t;
     t.config = config;
     t.rule = weights_rule(config);
+    static_cast<Provenance&>(t) = static_cast<const Provenance&>(input);  // its metadata only
     t.qkv_given = input.qkv.has_value();
-    t.tokens = input.tokens;
+    t.qkv_path = input.qkv ? input.qkv->path : std::string();
     if (facts) {
-        t.description = input.description;
-        t.sentence = input.sentence;
-        t.embeddings_source = input.embeddings_source;
-        t.weights_source = input.weights_source;
-        t.positions_source = input.positions_source;
-        t.mask_source = input.mask_source;
-        t.qkv_path = input.qkv ? input.qkv->path : std::string();
-        t.tokens_named = input.tokens_named;
         t.dim_labels = numbered("d", config.d_model);
         t.q_labels = numbered("q", config.n_heads * config.d_k);
         t.k_labels = numbered("k", config.n_heads * config.d_k);
@@ -220,7 +218,7 @@ Trace run(const Input& input, const Config& config, bool facts) {
 
     // Steps 1-3: tokens, embeddings X (T, d_model), weights W_Q, W_K (d_model, H·d_k),
     // W_V (d_model, H·d_v) and their biases: the inputs, recorded as given.
-    t.x = input.x;
+    t.x = std::move(input.x);
     // X′ (T, d_model) = X + P: the same token at another position gets another vector
     t.x_in = t.x;
     if (!input.positions.empty()) {
@@ -229,12 +227,13 @@ Trace run(const Input& input, const Config& config, bool facts) {
             t.x_in.data()[i] += t.positions.data()[i];
         }
     }
-    t.w_q = input.weights.w_q;
-    t.w_k = input.weights.w_k;
-    t.w_v = input.weights.w_v;
-    t.b_q = input.weights.b_q;
-    t.b_k = input.weights.b_k;
-    t.b_v = input.weights.b_v;
+    // the weights are the input's, moved: a checkpoint's are megabytes
+    t.w_q = std::move(input.weights.w_q);
+    t.w_k = std::move(input.weights.w_k);
+    t.w_v = std::move(input.weights.w_v);
+    t.b_q = std::move(input.weights.b_q);
+    t.b_k = std::move(input.weights.b_k);
+    t.b_v = std::move(input.weights.b_v);
     // the mask (T, T): causal or a file's, and-ed with the padding (no one attends to <pad>)
     const std::size_t n_tokens = t.tokens.size();
     if (input.mask) {
@@ -298,8 +297,8 @@ Trace run(const Input& input, const Config& config, bool facts) {
                 }
             }
         }
-        t.w_o = input.weights.w_o;
-        t.b_o = input.weights.b_o;
+        t.w_o = std::move(input.weights.w_o);
+        t.b_o = std::move(input.weights.b_o);
         t.output = matmul(t.concat, t.w_o);
         add_bias(t.output, t.b_o);
         if (facts) {
@@ -308,7 +307,7 @@ Trace run(const Input& input, const Config& config, bool facts) {
                 t.concat_labels.insert(t.concat_labels.end(), labels.begin(), labels.end());
             }
             t.out_labels = numbered("o", config.d_model);
-            check_finite(t.output, "O", t.tokens, t.out_labels, input);
+            check_finite(t.output, "O", t.tokens, t.out_labels, t, input);
         }
     } else {
         t.output = t.heads.front().output;
@@ -357,11 +356,15 @@ Input seeded_input(std::string_view sentence, const Config& config, SeedParts pa
 }
 
 Trace forward(const Input& input, const Config& config) {
-    return run(input, config, false);
+    return run(Input(input), config, false);
 }
 
 Trace explain(const Input& input, const Config& config) {
-    return run(input, config, true);
+    return run(Input(input), config, true);
+}
+
+Trace explain(Input&& input, const Config& config) {
+    return run(std::move(input), config, true);
 }
 
 }  // namespace attn

@@ -40,8 +40,9 @@ std::string labels(std::span<const std::string> all,
 
 }  // namespace
 
-std::string render_latex(const Trace& trace, const TextStyle& style) {
-    std::string out =
+void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink) {
+    toolkit::Spool out(sink);  // a step at a time, never the whole document
+    out +=
         "% attn explain --format latex: the walk-through, one bmatrix per step (needs amsmath)\n"
         "\\documentclass{article}\n\\usepackage{amsmath}\n\\usepackage[margin=2cm]{geometry}\n"
         // a wide matrix is elided to 8 + ⋯ + 2 columns (11), past amsmath's default of 10
@@ -95,7 +96,11 @@ std::string render_latex(const Trace& trace, const TextStyle& style) {
         out += "\n\\paragraph{Warning.} " + tex_text(w) + "\n";
     }
     out += "\\end{document}\n";
-    return out;
+    out.flush();
+}
+
+std::string render_latex(const Trace& trace, const TextStyle& style) {
+    return toolkit::collect([&](const Sink& sink) { render_latex(trace, style, sink); });
 }
 
 }  // namespace attn

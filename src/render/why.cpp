@@ -29,11 +29,18 @@ std::string Why::render() {
     const std::string row = toolkit::terminal(rows[i]);
     const std::string col = toolkit::terminal(cols[j]);
     // the loss is one number, L; an updated weight keeps its symbol, so the title says it
+    // a vector is named by one index: a bias, LayerNorm's γ and β by their column, each
+    // token's mean and variance by its token
+    const bool by_column = step.op == StepOp::b_q || step.op == StepOp::b_k ||
+                           step.op == StepOp::b_v || step.op == StepOp::b_o ||
+                           step.op == StepOp::ln_gamma || step.op == StepOp::ln_beta;
+    const bool by_row = step.op == StepOp::ln_mean || step.op == StepOp::ln_variance;
     const std::string where =
-        step.op == StepOp::loss
-            ? std::string()
-            : fmt::format("[{}, {}]", toolkit::terminal(step.row_labels[cell_.row]),
-                          toolkit::terminal(step.col_labels[cell_.col]));
+        step.op == StepOp::loss ? std::string()
+        : by_column             ? fmt::format("[{}]", toolkit::terminal(step.col_labels[cell_.col]))
+        : by_row                ? fmt::format("[{}]", toolkit::terminal(step.row_labels[cell_.row]))
+                 : fmt::format("[{}, {}]", toolkit::terminal(step.row_labels[cell_.row]),
+                               toolkit::terminal(step.col_labels[cell_.col]));
     const std::string title =
         fmt::format("Why is {}{} = {}{}?", notation::symbol(step.symbol, notation::Style::unicode),
                     where, num(value), step.op == StepOp::update ? " after the update" : "");
@@ -65,9 +72,9 @@ std::string Why::render() {
                                     "the sum of their products, one per embedding dimension.",
                                     base, sub, row, col, row, x_name, col, base, sub));
         std::vector<std::string> terms;
-        for (std::size_t k = 0; k < w.rows(); ++k) {
-            terms.push_back(product(t_.x_in(i, k), w(k, j)));
-        }
+        add_products(
+            terms, w.rows(), [&](std::size_t k) { return t_.x_in(i, k); },
+            [&](std::size_t k) { return w(k, j); });
         if (!bias.empty()) {
             terms.push_back(num(bias(0, begin + j)) + " (the bias b_" + std::string(base) + ")");
         }
@@ -112,9 +119,9 @@ std::string Why::render() {
                         "of W_O:",
                         row, col, row, col));
         std::vector<std::string> terms;
-        for (std::size_t k = 0; k < t_.concat.cols(); ++k) {
-            terms.push_back(product(t_.concat(i, k), t_.w_o(k, j)));
-        }
+        add_products(
+            terms, t_.concat.cols(), [&](std::size_t k) { return t_.concat(i, k); },
+            [&](std::size_t k) { return t_.w_o(k, j); });
         if (!t_.b_o.empty()) {
             terms.push_back(num(t_.b_o(0, j)) + " (the bias b_O)");
         }
@@ -122,12 +129,16 @@ std::string Why::render() {
     } else if (is_backward(step.op)) {
         gradient(step, head, i, j, value);
     } else if (base == "with_positions") {
-        line(fmt::format("X′[{}, {}] = X[{}, {}] + P[{}, {}] = {} + {} = {}.", row, col, row, col,
-                         row, col, num(t_.x(i, j)), num(t_.positions(i, j)), num(value)));
+        // the cell as shown: [d0, This] in the column layout
+        const std::string at = fmt::format("[{}, {}]", shown_row_, shown_col_);
+        line(fmt::format("X′{0} = X{0} + P{0} = {1} + {2} = {3}.", at, num(t_.x(i, j)),
+                         num(t_.positions(i, j)), num(value)));
     } else if (base == "mask") {
         line(value == 1.0
                  ? fmt::format("'{}' may attend to '{}'.", row, col)
                  : fmt::format("'{}' may not attend to '{}'{}.", row, col, blocked_reason(i, j)));
+    } else if (t_.gpt2 && gpt2(step, i, j, value)) {
+        // written by why_gpt2.cpp
     } else {
         line(
             fmt::format("{} is an input of the walk-through, not computed from other "
@@ -172,8 +183,13 @@ void Why::scaled(const Head& head, std::size_t i, std::size_t j, const std::stri
             cell_t, cell_s, num(rule.divisor()), num(head.scores(i, j)), num(rule.divisor()),
             num(value), num(rule.divisor()), width, num(rule.sqrt_width())));
     } else {
-        line(fmt::format("Then scaled: {} = {} / √{} = {} / {} = {}.", cell_t, cell_s, width,
-                         num(head.scores(i, j)), num(rule.divisor()), num(value)));
+        // a checkpoint's d_k is GPT-2's d_head, which it does not state: say where it is from
+        const std::string d_head =
+            t_.gpt2 ? fmt::format(", where d_k = d_head = n_embd / n_head = {} / {} = {}",
+                                  t_.gpt2->config.n_embd, t_.gpt2->config.n_head, t_.config.d_k)
+                    : std::string();
+        line(fmt::format("Then scaled: {} = {} / √{} = {} / {} = {}{}.", cell_t, cell_s, width,
+                         num(head.scores(i, j)), num(rule.divisor()), num(value), d_head));
     }
 }
 

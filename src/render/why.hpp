@@ -48,6 +48,14 @@ class Why {
 
     [[nodiscard]] std::string source_of(std::string_view base) const;
 
+    // A GPT-2 checkpoint's own steps (why_gpt2.cpp): the embeddings, the layers below, the
+    // residual stream, ln_1, and where each weight is in c_attn and c_proj. False for a step
+    // that is not one of them.
+    bool gpt2(const Step& step, std::size_t i, std::size_t j, double value);
+
+    // The symbol of the step with this id, as shown ("H_1"), or the id when there is none.
+    [[nodiscard]] std::string symbol_of(std::string_view id) const;
+
     // The backward pass's cells (--backward): each gradient from the numbers it is made of.
     void gradient(const Step& step, const Head& head, std::size_t i, std::size_t j, double value);
 
@@ -63,10 +71,16 @@ class Why {
     // small for the precision in scientific notation, so that the arithmetic stays checkable
     // (1e-12 · 1e-12 is not 0.0000 · 0.0000)
     [[nodiscard]] std::string num(double x) const {
-        if (x != 0.0 && std::isfinite(x) && std::abs(x) < 0.5 * std::pow(10.0, -style_.precision)) {
-            return fmt::format("{:.{}e}", x, std::max(style_.precision, 1));
+        return format_checkable(x, style_.precision, style_.unicode);
+    }
+
+    // a(0)·c(0), a(1)·c(1), ..., a(n−1)·c(n−1), added to `terms`: the products a dot product
+    // of length n sums
+    template <typename A, typename C>
+    void add_products(std::vector<std::string>& terms, std::size_t n, A a, C c) const {
+        for (std::size_t k = 0; k < n; ++k) {
+            terms.push_back(product(a(k), c(k)));
         }
-        return format_tidy(x, style_.precision, style_.unicode);
     }
 
     // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle

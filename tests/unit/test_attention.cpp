@@ -70,7 +70,7 @@ TEST_CASE("the 3×4 integer example, by hand", "[attention]") {
     CHECK(t.output(0, 0) == Approx(0.136126 * 1 + 0.431937 * 2 + 0.431937 * 2).margin(1e-5));
     CHECK_FALSE(t.mask.has_value());
     CHECK(t.heads[0].masked_scores.empty());
-    CHECK(t.heads[0].variance_scaled == Approx(t.heads[0].variance_scores / 3.0));
+    CHECK(t.heads[0].variance_scaled.value() == Approx(t.heads[0].variance_scores.value() / 3.0));
 }
 
 TEST_CASE("every intermediate matches numpy's to 1e-12", "[attention][reference]") {
@@ -103,9 +103,9 @@ TEST_CASE("every intermediate matches numpy's to 1e-12", "[attention][reference]
             }
             check_close(t.heads[0].attention, to_matrix(e.at("weights")), tol);
             check_close(t.output, to_matrix(e.at("output")), tol);
-            CHECK(t.heads[0].variance_scores ==
+            CHECK(t.heads[0].variance_scores.value() ==
                   Approx(e.at("variance_before").get<double>()).epsilon(1e-12));
-            CHECK(t.heads[0].variance_scaled ==
+            CHECK(t.heads[0].variance_scaled.value() ==
                   Approx(e.at("variance_after").get<double>()).epsilon(1e-12));
         }
     }
@@ -264,14 +264,32 @@ TEST_CASE("the memory estimate counts every matrix, and the limit refuses before
     c.d_model = std::numeric_limits<std::size_t>::max() / 2;
     CHECK(attn::estimate_bytes(c, 3) == std::numeric_limits<std::size_t>::max());
     c.d_model = 5;
-    CHECK_NOTHROW(attn::check_memory(c, 3, 264 * 8));
+    using attn::MemoryBudget;
+    CHECK_NOTHROW(attn::check_memory(c, 3, MemoryBudget{.limit = 264 * 8, .held = 0}));
     try {
-        attn::check_memory(c, 3, 264 * 8 - 1);
+        attn::check_memory(c, 3, MemoryBudget{.limit = 264 * 8 - 1, .held = 0});
         FAIL("expected an error");
     } catch (const attn::Error& e) {
         CHECK(e.kind() == attn::ErrorKind::usage);
+        CHECK(e.field() == attn::Field::max_memory);
         CHECK_THAT(attn::cli::message_of(e),
                    Catch::Contains("needs about 2112 bytes") &&
-                       Catch::Contains("more than --max-memory 2111 bytes"));
+                       Catch::Contains("more than --max-memory 2111 bytes allows\n") &&
+                       Catch::Contains("(--max-memory 1M)"));
     }
+    // One budget for the run: what the process holds already counts. 100 bytes held leave
+    // 2112 - 100 for the matrices, too few; the message says so and asks for the sum.
+    CHECK_NOTHROW(attn::check_memory(c, 3, MemoryBudget{.limit = 264 * 8 + 100, .held = 100}));
+    try {
+        attn::check_memory(c, 3, MemoryBudget{.limit = 264 * 8, .held = 100});
+        FAIL("expected an error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(attn::cli::message_of(e),
+                   Catch::Contains("needs about 2112 bytes for its matrices (3 tokens, d_model 5, "
+                                   "1 head), more than --max-memory 2112 bytes allows besides the "
+                                   "100 bytes attn holds already"));
+    }
+    // A budget that holds more than its limit leaves nothing.
+    CHECK(MemoryBudget{.limit = 10, .held = 20}.left() == 0);
+    CHECK(MemoryBudget{.limit = 30, .held = 20}.left() == 10);
 }
