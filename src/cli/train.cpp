@@ -27,6 +27,7 @@ Task task_of(const std::string& name) {
         return *task;
     }
     std::vector<std::string> names;
+    names.reserve(EnumNames<Task>::names.size());
     for (const auto& n : EnumNames<Task>::names) {
         names.emplace_back(n.name);
     }
@@ -185,6 +186,7 @@ int run_train(const TrainOptions& o, Io& io) {
     const Example showcase = showcase_example(data);
     const Trace shown_trace = forward(example_input(showcase, r.parameters), s.config);
     io.out << render_training_result(data, s, r, shown_trace);
+    flush_stdout(io);  // the report before the files' lines on stderr
 
     // the model file: every token of the task with its vector, the weights, the sentence
     const std::string command = command_line(task, s);
