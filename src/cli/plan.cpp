@@ -125,10 +125,9 @@ std::string described_for(const std::string& description, const std::string& pat
     if (changes.empty()) {
         return description;
     }
-    return fmt::format(
-        "{} [the words of {}, for its own settings; with {} they may not hold "
-        "here]",
-        description, std::filesystem::path(path).filename().string(), listed(changes));
+    return fmt::format("{} [the words of {}, written for its own settings, which {} {} here]",
+                       description, std::filesystem::path(path).filename().string(),
+                       listed(changes), changes.size() == 1 ? "changes" : "change");
 }
 
 // A lesson that starts from Q, K and V (--qkv): one head, no embeddings, weights, positions

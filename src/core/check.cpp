@@ -223,19 +223,18 @@ std::optional<Matrix> answered(const AnswerSheet& sheet, const std::string& id, 
 // the id of the answered input it came from. Nothing otherwise.
 std::optional<std::pair<Matrix, std::string>> from_own_answers(const Trace& t, const Head& head,
                                                                const Step& step,
-                                                               const AnswerSheet& sheet,
-                                                               const Tolerance& tolerance) {
+                                                               const AnswerSheet& sheet) {
     const std::string prefix(step.id.substr(0, step.id.size() - base_id(step.id).size()));
     const auto base = base_id(step.id);
     const Mask* mask = t.mask ? &*t.mask : nullptr;
     const auto own = [&](const std::string& name, const Matrix& right) {
         return answered(sheet, prefix + name, {right.rows(), right.cols()});
     };
-    const auto differs = [&](const Matrix& mine, const Matrix& right) {
+    // any difference at all: answers inside the tolerance but not exact (e^x for 3^x) can
+    // still take a later step outside it, and that step then follows from them
+    const auto differs = [](const Matrix& mine, const Matrix& right) {
         for (std::size_t i = 0; i < mine.size(); ++i) {
-            const double a = mine.data()[i];
-            const double b = right.data()[i];
-            if (std::isinf(a) != std::isinf(b) || (!std::isinf(a) && !tolerance.allows(a, b))) {
+            if (mine.data()[i] != right.data()[i]) {
                 return true;
             }
         }
@@ -324,10 +323,14 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
                     continue;
                 }
                 v.wrong.push_back({r, c, cells[r][c], expected});
-                // transposed one by one: the right value of the mirror cell
+                // transposed one by one: the right value of the mirror cell, when that value
+                // is far enough from this cell's (more than twice the tolerance) for matching
+                // it not to be a near-coincidence
+                const Tolerance twice{2.0 * tolerance.absolute, 2.0 * tolerance.relative};
                 if (step.shape.rows == step.shape.cols && r != c &&
                     cells[r][c].kind != Answer::Kind::blank &&
-                    matches(cells[r][c], step.value(c, r), tolerance)) {
+                    matches(cells[r][c], step.value(c, r), tolerance) &&
+                    !matches(Answer{Answer::Kind::number, step.value(c, r)}, expected, twice)) {
                     v.swapped_cells.emplace_back(r, c);
                 }
             }
@@ -346,7 +349,7 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         // a mistake shows in the answered cells: blanks alone are only missing
         if (v.answered_wrong()) {
             v.mistake = diagnose(t, head, base_id(step.id), cells, tolerance);
-            if (const auto own = from_own_answers(t, head, step, sheet, tolerance);
+            if (const auto own = from_own_answers(t, head, step, sheet);
                 own && all_match(cells, own->first, tolerance)) {
                 v.follows_from = own->second;
             }

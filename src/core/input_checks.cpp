@@ -63,9 +63,11 @@ void check_finite(const Matrix& m, std::string_view name, const std::vector<std:
             throw Error(ErrorKind::input,
                         std::string(name) + "[" + rows[r] + ", " + cols[c] +
                             "] overflows to infinity (a double holds at most about 1.8e308), "
-                            "expected finite numbers\n  hint: the embeddings and weights hold "
-                            "numbers as large as " +
-                            std::string(shown.data()) + "; scale them down");
+                            "expected finite numbers\n  hint: " +
+                            (in.qkv ? std::string("Q, K and V (--qkv) hold")
+                                    : std::string("the embeddings and weights hold")) +
+                            " numbers as large as " + std::string(shown.data()) +
+                            "; scale them down");
         }
     }
 }

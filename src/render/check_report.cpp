@@ -162,10 +162,23 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
         }
         if (!v.follows_from.empty()) {
             const Step& input = *find_step(t, v.follows_from);
-            out += fmt::format(
-                "    but they follow correctly from your answers to step {} ({}): only those "
-                "are wrong, this step is worked out right\n",
-                input.number, lesson::title(t, input));
+            // the step they follow from was marked wrong, or accepted within the tolerance
+            const auto from = std::find_if(verdicts.begin(), verdicts.end(), [&](const auto& u) {
+                return u.step_id == v.follows_from;
+            });
+            const bool from_wrong =
+                from != verdicts.end() && (from->answered_wrong() || from->wrong_shape.has_value());
+            out += from_wrong ? fmt::format(
+                                    "    but they follow correctly from your answers to step {} "
+                                    "({}): only those are wrong, this step is worked out "
+                                    "right\n",
+                                    input.number, lesson::title(t, input))
+                              : fmt::format(
+                                    "    but they follow correctly from your answers to step {} "
+                                    "({}), which are inside the tolerance but not exact: their "
+                                    "small differences grow in this step. This step is worked "
+                                    "out right from them\n",
+                                    input.number, lesson::title(t, input));
         } else if (v.mistake != Mistake::none) {
             out += "    likely mistake: " + mistake_text(v.mistake, t) + "\n";
         } else if (!v.swapped_cells.empty()) {

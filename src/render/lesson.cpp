@@ -10,6 +10,7 @@
 #include "attn/render/render.hpp"
 
 #include "attn/core/utf8.hpp"
+#include "narrative.hpp"
 #include "notation.hpp"
 
 namespace attn::lesson {
@@ -390,6 +391,22 @@ std::vector<std::string> warnings(const Trace& t) {
         out.emplace_back(
             "every cell of the attention weights is masked: a softmax over the whole matrix is "
             "undefined, so attn gives every cell a weight of zero");
+    }
+    for (const Head& h : t.heads) {
+        const std::size_t n = underflowed_scores(t, h);
+        if (n == 0) {
+            continue;
+        }
+        out.push_back(fmt::format(
+            "{} of the scores{} are dot products of vectors so short (|q| · |k| below 2e-292) "
+            "that a double cannot hold them with full precision: they are stored as 0 or with "
+            "few correct digits, and the scores, their variance and the worked sums show those "
+            "stored values{}",
+            n == h.scores.size() ? "all" : std::to_string(n),
+            t.heads.size() > 1 ? fmt::format(" of head {}", h.index + 1) : std::string(),
+            t.rule.arith == Arith::exact
+                ? "; the weights are still right, since e^s is 1 for any s that small"
+                : ""));
     }
     return out;
 }

@@ -34,8 +34,10 @@ std::string value_name(const Trace& t, std::size_t i) {
                           : fmt::format("V[{}]", t.tokens[i]);
 }
 
-// "The new vector for 'book' is 0.43 of V[This] + 0.31 of V[is] + 0.26 of V[book]."
-std::string contributions(const Trace& t, const Head& head, std::size_t row) {
+// "The new vector for 'book' is 0.4300 of V[This] + 0.3100 of V[is] + 0.2600 of V[book]."
+// The weights are written at the walk-through's precision, as the matrix above shows them, so
+// that the sentence never rounds a shown 0.3750 differently from it.
+std::string contributions(const Trace& t, const Head& head, std::size_t row, int precision) {
     const auto weights = head.attention.row(row);
     std::vector<std::size_t> order(weights.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -55,7 +57,7 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row) {
         }
         if (n_shown < shown) {
             out += fmt::format("{}{} of {}", n_shown > 0 ? " + " : "",
-                               format_number(weights[j], 2, true), value_name(t, j));
+                               format_number(weights[j], precision, true), value_name(t, j));
             ++n_shown;
         } else {
             rest += weights[j];
@@ -67,8 +69,8 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row) {
                " is all zeros: every key is masked for it.";
     }
     if (n_rest > 0) {
-        out += fmt::format(" + {} spread over the other {} tokens", format_number(rest, 2, true),
-                           n_rest);
+        out += fmt::format(" + {} spread over the other {} tokens",
+                           format_number(rest, precision, true), n_rest);
     }
     return out + ".";
 }
@@ -81,11 +83,12 @@ std::string lead_in(std::string_view lead, std::string sentence) {
     return std::string(lead) + sentence;
 }
 
-void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead, Axis axis) {
+void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead, Axis axis,
+             int precision) {
     constexpr std::size_t all_rows_up_to = 6;
     if (t.tokens.size() <= all_rows_up_to) {
         for (std::size_t i = 0; i < t.tokens.size(); ++i) {
-            n.after.push_back(lead_in(lead, contributions(t, head, i)));
+            n.after.push_back(lead_in(lead, contributions(t, head, i, precision)));
         }
         return;
     }
@@ -100,7 +103,7 @@ void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead, 
             focused = i;
         }
     }
-    n.after.push_back(lead_in(lead, contributions(t, head, focused)));
+    n.after.push_back(lead_in(lead, contributions(t, head, focused, precision)));
     n.after.push_back(fmt::format(
         "(That is the {0} with the most focused attention; every {0} reads the same way, and "
         "the JSON dump, --json, has all {1} of them.)",
@@ -241,7 +244,11 @@ void repeated_tokens(const Trace& t, Notes& n, Axis axis) {
 
 }  // namespace
 
-Notes notes(const Trace& t, const Step& step, int precision) {
+Notes notes(const Trace& t, const Step& step, int shown_precision) {
+    // Sentences quote numbers with at least prose_digits decimals, whatever --precision the
+    // tables use: with 0 or 1, "√d_k = 2" or "3 = 2 · 3 · 1" would be arithmetic a student
+    // cannot follow, and "1 times smaller" no comparison at all.
+    const int precision = std::max(shown_precision, prose_digits);
     Notes n;
     const Axis axis{step.transposed};
     const Head& head = head_of(t, step);
@@ -347,9 +354,9 @@ Notes notes(const Trace& t, const Step& step, int precision) {
         }
         case StepOp::output:
             if (step.head > 0) {
-                readout(t, head, n, fmt::format("In head {}, ", step.head), axis);
+                readout(t, head, n, fmt::format("In head {}, ", step.head), axis, precision);
             } else {
-                readout(t, head, n, "", axis);
+                readout(t, head, n, "", axis, precision);
                 repeated_tokens(t, n, axis);
             }
             break;

@@ -12,6 +12,13 @@ namespace attn::lesson {
 /// The note under the scores of `head`: the largest score taken apart into lengths and an angle.
 void scores_notes(const Trace& t, const Head& head, int precision, Notes& n);
 
+/// Whether a score q · k with |q| = q_norm and |k| = k_norm may be too small for a double to
+/// hold with full precision (|q|·|k| below 2^-969): it is then stored as 0 or subnormal.
+bool score_underflows(double q_norm, double k_norm);
+
+/// How many of `head`'s scores (those the mask allows) may underflow (score_underflows).
+std::size_t underflowed_scores(const Trace& t, const Head& head);
+
 /// The note under the scaled scores of `head` (`sub` its subscript, "_2", or ""): what the
 /// scaling did to the variance of the scores, and whether it is close to 1, from the numbers.
 void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int precision,

@@ -1,5 +1,6 @@
 // The notes under the scores and the scaled scores: a score taken apart into lengths and an
 // angle, and what the scaling did to the variance of the scores, said from the numbers.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -163,12 +164,54 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
             num(head.scores(bi, bj)), qn == 0.0 ? "query" : "key"));
         return;
     }
+    // the cosine of the unit vectors, which stays right when the score itself underflows
+    double cos = 0.0;
+    for (std::size_t k = 0; k < head.q.cols(); ++k) {
+        cos += head.q(bi, k) / qn * (head.k(bj, k) / kn);
+    }
+    cos = std::clamp(cos, -1.0, 1.0);
+    if (score_underflows(qn, kn) && cos != 0.0) {
+        // |q|·|k|·cos θ, too small for a double: its size from logarithms
+        const double log10 = std::log10(qn) + std::log10(kn) + std::log10(std::abs(cos));
+        const double exponent = std::floor(log10);
+        n.after.push_back(fmt::format(
+            "For example, the largest score{} is query {} against key {}: {} here, although "
+            "|q| · |k| · cos\u00A0θ = {} · {} · {} ≈ {}{}e{}. That is below the smallest "
+            "number a double holds with full precision (about 2.2e-308), so the score is "
+            "stored {} (it underflows).",
+            t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
+            num(head.scores(bi, bj)), num(qn), num(kn), num(cos), cos < 0 ? "−" : "",
+            format_number(std::pow(10.0, log10 - exponent), precision, true),
+            static_cast<long long>(exponent),
+            head.scores(bi, bj) == 0.0 ? "as 0" : "with few correct digits"));
+        return;
+    }
     n.after.push_back(fmt::format(
         "For example, the largest score{} is query {} against key {}: {} = |q| · |k| · "
         "cos\u00A0θ = {} · {} · {}. The lengths of the vectors count as much as the angle "
         "between them.",
         t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
-        num(head.scores(bi, bj)), num(qn), num(kn), num(head.scores(bi, bj) / qn / kn)));
+        num(head.scores(bi, bj)), num(qn), num(kn), num(cos)));
+}
+
+bool score_underflows(double q_norm, double k_norm) {
+    // |q|·|k| bounds |q · k|; below 2^-969 = 2^-1022 · 2^53 the score is subnormal or 0
+    constexpr double full_precision_log2 = -969.0;
+    return q_norm > 0.0 && k_norm > 0.0 &&
+           std::log2(q_norm) + std::log2(k_norm) < full_precision_log2;
+}
+
+std::size_t underflowed_scores(const Trace& t, const Head& head) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < head.q_norms.size(); ++i) {
+        for (std::size_t j = 0; j < head.k_norms.size(); ++j) {
+            if ((!t.mask || t.mask->allowed(i, j)) &&
+                score_underflows(head.q_norms[i], head.k_norms[j])) {
+                ++count;
+            }
+        }
+    }
+    return count;
 }
 
 }  // namespace attn::lesson

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/core/attention.hpp"
+#include "attn/core/check.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/ops.hpp"
 #include "cli.hpp"
@@ -292,4 +293,38 @@ TEST_CASE("the memory estimate counts every matrix, and the limit refuses before
     // A budget that holds more than its limit leaves nothing.
     CHECK(MemoryBudget{.limit = 10, .held = 20}.left() == 0);
     CHECK(MemoryBudget{.limit = 30, .held = 20}.left() == 10);
+}
+
+TEST_CASE(
+    "attn check: a cell holding its mirror cell's value is named only when the two "
+    "differ by more than twice the tolerance",
+    "[check]") {
+    const auto t = attn::explain(integer_input(), integer_config());
+    const attn::Step& weights = *attn::find_step(t, "weights");
+    // the weights of the integer example: row 0 and column 0 differ (softmax over each row)
+    const double right = weights.value(0, 1);
+    const double mirror = weights.value(1, 0);
+    const double gap = std::abs(right - mirror);
+    REQUIRE(gap > 0.01);
+    attn::AnswerSheet sheet;
+    sheet.path = "answers.json";
+    sheet.step_ids = {"weights"};
+    std::vector<std::vector<attn::Answer>> cells(3, std::vector<attn::Answer>(3));
+    for (std::size_t r = 0; r < 3; ++r) {
+        for (std::size_t c = 0; c < 3; ++c) {
+            cells[r][c] = {attn::Answer::Kind::number, weights.value(r, c)};
+        }
+    }
+    cells[0][1].value = mirror;  // the student wrote the mirror cell's value
+    sheet.answers = {cells};
+    const auto verdict = [&](double tolerance) {
+        const auto v = attn::check_answers(t, sheet, attn::Tolerance{tolerance, 0.0});
+        REQUIRE(v.size() == 1);
+        REQUIRE(v[0].wrong.size() == 1);  // the one cell, wrong at either tolerance
+        return v[0];
+    };
+    // far apart against the tolerance: a swap is the likely reason
+    CHECK(verdict(0.3 * gap).swapped_cells.size() == 1);
+    // within twice the tolerance of each other: matching the mirror may be a coincidence
+    CHECK(verdict(0.6 * gap).swapped_cells.empty());
 }

@@ -112,6 +112,10 @@ std::string format_number(double value, int precision, bool unicode);
 /// significant digits), since a variance of finite numbers is finite.
 std::string format_number(const Variance& value, int precision, bool unicode);
 
+/// The fewest decimals a sentence or a worked arithmetic line quotes a number with, whatever
+/// --precision the tables use (with 0 or 1, "3 / 2 = 2" is no arithmetic a student can check).
+inline constexpr int prose_digits = 2;
+
 /// Whether x is a whole number that prints exactly without decimals.
 bool is_whole(double x) noexcept;
 
