@@ -52,6 +52,8 @@ enum class Field {
     color,
     steps,
     why,
+    train_steps,  ///< attn train --steps
+    epochs,
     tolerance,  ///< the last: tables indexed by Field have field_count rows
 };
 
