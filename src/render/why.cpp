@@ -176,11 +176,16 @@ void Why::scores(const Head& head, std::size_t i, std::size_t j, const std::stri
     sum(terms, head.scores(i, j));
     if (lesson::score_underflows(head.q_norms[i], head.k_norms[j])) {
         // the products are below what a double holds: the sum shown is the stored one
-        line(fmt::format(
-            "These products are too small for a double (|q| · |k| = {} · {}, below about "
-            "2.2e-308 with full precision): each is stored as 0 or with few correct digits, so "
-            "the sum above is the stored value, not the exact one (it underflows).",
-            num(head.q_norms[i]), num(head.k_norms[j])));
+        line(head.scores(i, j) == 0.0
+                 ? fmt::format("These products are too small for a double (|q| · |k| = {} · {}, "
+                               "below about 2.2e-308 with full precision): each is stored as 0, "
+                               "so the sum above is the stored value, not the exact one (it "
+                               "underflows).",
+                               num(head.q_norms[i]), num(head.k_norms[j]))
+                 : fmt::format("Numbers this small (|q| · |k| = {} · {}, below about 2.2e-308) "
+                               "keep fewer correct digits than others, so the last digits of "
+                               "this sum may be off: it is the stored value.",
+                               num(head.q_norms[i]), num(head.k_norms[j])));
     }
 }
 
@@ -265,9 +270,10 @@ void Why::correct_weights(const Head& head, std::size_t i, std::size_t j, const 
     if (n > listed) {
         terms.push_back(fmt::format("… and {} more", n - listed));
     }
-    line(fmt::format("The scores of query '{}', scaled by the right rule (S / {}):", row, divisor));
+    const std::string scaled = hand ? "⌊S / " + divisor + "⌋" : "S / " + divisor;
+    line(fmt::format("The scores of query '{}', scaled by the right rule ({}):", row, scaled));
     list(terms);
-    softmax_cell(logits, right, i, j, "S / " + divisor, a_name, row, col, value);
+    softmax_cell(logits, right, i, j, scaled, a_name, row, col, value);
 }
 
 void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_t i, std::size_t j,

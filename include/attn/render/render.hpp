@@ -113,8 +113,9 @@ std::string format_number(double value, int precision, bool unicode);
 std::string format_number(const Variance& value, int precision, bool unicode);
 
 /// The fewest decimals a sentence or a worked arithmetic line quotes a number with, whatever
-/// --precision the tables use (with 0 or 1, "3 / 2 = 2" is no arithmetic a student can check).
-inline constexpr int prose_digits = 2;
+/// --precision the tables use: with 0 or 1, "3 / 2 = 2" is no arithmetic a student can check,
+/// and with 2, e^(0.04 − 0.28) = 0.78 rounds differently from its own rounded inputs.
+inline constexpr int prose_digits = 4;
 
 /// Whether x is a whole number that prints exactly without decimals.
 bool is_whole(double x) noexcept;
