@@ -192,7 +192,7 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
         t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
         num(head.scores(bi, bj)), num(qn), num(kn), num(cos)));
     if (score_underflows(qn, kn) && head.scores(bi, bj) != 0.0) {
-        n.after.push_back(
+        n.after.emplace_back(
             "(Numbers this small, below about 2.2e-308, keep fewer correct digits than others, "
             "so the last digits of this product may be off.)");
     }
