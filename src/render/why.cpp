@@ -252,26 +252,25 @@ void Why::correct_weights(const Head& head, std::size_t i, std::size_t j, const 
         cell(a_name, ""), done, divisor,
         hand ? fmt::format(" (√d_k = {} rounded) and rounds down", num(right.sqrt_width()))
              : fmt::format(" = {}", num(right.divisor()))));
-    // the scores of this query, scaled by the right rule, and masked as the run masks
+    // the scores of this query, scaled by the right rule, and masked as the run masks: the
+    // right rule's softmax reads only this row
     const std::size_t n = head.scores.rows();
     Matrix logits(n, n);
     std::vector<std::string> terms;
     constexpr std::size_t listed = 12;
-    for (std::size_t r = 0; r < n; ++r) {
-        for (std::size_t c = 0; c < n; ++c) {
-            const bool blocked = t_.mask && !t_.mask->allowed(r, c);
-            logits(r, c) =
-                blocked ? -std::numeric_limits<double>::infinity() : right.scale(head.scores(r, c));
-            if (r == i && c < listed) {
-                const std::string where = toolkit::terminal(t_.tokens[c]);
-                terms.push_back(blocked ? fmt::format("masked: −∞ [{}]", where)
-                                : hand
-                                    ? fmt::format("⌊{} / {}⌋ = {} [{}]", num(head.scores(r, c)),
-                                                  num(right.divisor()), num(logits(r, c)), where)
-                                    : fmt::format("{} / {} = {} [{}]", num(head.scores(r, c)),
-                                                  num(right.divisor()), num(logits(r, c)), where));
-            }
+    for (std::size_t c = 0; c < n; ++c) {
+        const bool blocked = t_.mask && !t_.mask->allowed(i, c);
+        logits(i, c) =
+            blocked ? -std::numeric_limits<double>::infinity() : right.scale(head.scores(i, c));
+        if (c >= listed) {
+            continue;
         }
+        const std::string where = toolkit::terminal(t_.tokens[c]);
+        terms.push_back(blocked ? fmt::format("masked: −∞ [{}]", where)
+                        : hand  ? fmt::format("⌊{} / {}⌋ = {} [{}]", num(head.scores(i, c)),
+                                              num(right.divisor()), num(logits(i, c)), where)
+                                : fmt::format("{} / {} = {} [{}]", num(head.scores(i, c)),
+                                              num(right.divisor()), num(logits(i, c)), where));
     }
     if (n > listed) {
         terms.push_back(fmt::format("… and {} more", n - listed));
