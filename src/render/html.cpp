@@ -187,6 +187,7 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         }
         out += weights ? "<th>Σ</th></tr></thead>\n<tbody>\n" : "</tr></thead>\n<tbody>\n";
         const auto sums = weights ? row_sums(*step.matrix) : std::vector<double>{};
+        const auto numbers = table_numbers(step, style.precision);
         for (std::size_t r = 0; r < step.shape.rows; ++r) {
             out +=
                 fmt::format("<tr><th{}>{}</th>", weights ? " class=\"query\" tabindex=\"0\"" : "",
@@ -206,7 +207,7 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
                     colour(v, scale, weights), r, c, html(step.row_labels[r]),
                     html(step.col_labels[c]),
                     std::isinf(v) ? std::string("-inf") : fmt::format("{}", v),
-                    html(format_number(v, style.precision, true)));
+                    html(numbers.format(v, true)));
             }
             if (weights) {
                 out +=

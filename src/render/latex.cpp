@@ -71,6 +71,7 @@ void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink) 
         }
         const auto rows = latex_shown(step.shape.rows);
         const auto cols = latex_shown(step.shape.cols);
+        const auto numbers = table_numbers(step, style.precision);
         // an input's formula is its name: say it once
         out += "\\[\n" +
                (step.formula.is_symbol(step.symbol) ? std::string()
@@ -88,7 +89,7 @@ void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink) 
                 } else if (step.kind == StepKind::mask) {
                     v = step.allowed(*r, *c) ? "1" : "0";
                 } else {
-                    v = format_number(step.value(*r, *c), style.precision, false);
+                    v = numbers.format(step.value(*r, *c), false);
                     v = v == "-inf" ? "-\\infty" : v;
                 }
                 line += (line.empty() ? "" : " & ") + v;

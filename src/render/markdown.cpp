@@ -25,11 +25,11 @@ std::vector<std::optional<std::size_t>> markdown_shown(std::size_t n) {
     return toolkit::shown_indices(n, markdown_edge, markdown_edge);
 }
 
-std::string cell(const Step& s, std::size_t r, std::size_t c, int precision) {
+std::string cell(const Step& s, std::size_t r, std::size_t c, const TableNumbers& numbers) {
     if (s.kind == StepKind::mask) {
         return s.allowed(r, c) ? "1" : "0";
     }
-    return format_number(s.value(r, c), precision, true);
+    return numbers.format(s.value(r, c), true);
 }
 
 }  // namespace
@@ -60,6 +60,7 @@ void render_markdown(const Trace& trace, const TextStyle& style, const Sink& sin
         const auto rows = markdown_shown(step.shape.rows);
         const auto cols = markdown_shown(step.shape.cols);
         const bool sums = step.kind == StepKind::attention;
+        const auto numbers = table_numbers(step, style.precision);
         const auto row_sums_of = sums ? row_sums(*step.matrix) : std::vector<double>{};
         out += "| |";
         for (const auto& c : cols) {
@@ -81,7 +82,7 @@ void render_markdown(const Trace& trace, const TextStyle& style, const Sink& sin
             }
             out += "| **" + md(step.row_labels[*r]) + "** |";
             for (const auto& c : cols) {
-                out += " " + (c ? cell(step, *r, *c, style.precision) : std::string("…")) + " |";
+                out += " " + (c ? cell(step, *r, *c, numbers) : std::string("…")) + " |";
             }
             if (sums) {
                 out += " " + format_number(row_sums_of[*r], style.precision, true) + " |";

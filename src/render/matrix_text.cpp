@@ -80,13 +80,8 @@ class MatrixPrinter {
         const std::size_t edge =
             std::max<std::size_t>(1, std::min<std::size_t>(10, style.max_rows / 2));
         rows_ = n_rows > style.max_rows ? pick(n_rows, edge, edge) : pick(n_rows, n_rows, 0);
-        // a matrix of whole numbers (the integer examples, --arith hand) prints without decimals
-        precision_ = style.precision;
-        if (step_.kind == StepKind::matrix &&
-            std::all_of(step_.matrix->data().begin(), step_.matrix->data().end(),
-                        [](double x) { return std::isinf(x) || is_whole(x); })) {
-            precision_ = 0;
-        }
+        // whole numbers without decimals, tiny ones in scientific notation (table_numbers)
+        numbers_ = table_numbers(step_, style.precision);
 
         // one width for every cell, so columns line up across blocks
         cell_w_ = 1;
@@ -196,7 +191,7 @@ class MatrixPrinter {
         if (step_.kind == StepKind::mask) {
             return step_.allowed(r, c) ? "1" : "0";
         }
-        return format_number(step_.value(r, c), precision_, w_.style().unicode);
+        return numbers_.format(step_.value(r, c), w_.style().unicode);
     }
 
     [[nodiscard]] std::string painted_cell(std::size_t r, std::size_t c) const {
@@ -307,7 +302,7 @@ class MatrixPrinter {
     Writer& w_;
     const Step& step_;
     std::vector<double> sums_;
-    int precision_ = 4;
+    TableNumbers numbers_;
     bool shaded_ = false;  // a shade glyph after each weight: one more column per cell
     std::vector<std::optional<std::size_t>> rows_;
     std::size_t cell_w_ = 1;

@@ -114,9 +114,14 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
     const std::string verdict =
         near_one ? fmt::format("close to 1 (within {}% of it)", close_percent)
                  : fmt::format("not close to 1 (more than {}% away from it)", close_percent);
+    // "exactly" while the stored S′ shows var(S) / width; numbers below 2.2e-308 keep fewer
+    // digits, and dividing them rounds
+    const Variance exact{head.variance_scores.scaled / static_cast<double>(rule.scale_width),
+                         head.variance_scores.exponent};
+    const bool rounded = var(exact) != var(head.variance_scaled);
     n.before.push_back(fmt::format(
-        "Here {0} = {1}, so √{0} = {2}. Scaling divides the variance of the scores by {0} "
-        "exactly: from {3} (S{4}) to {5} (S′{4}), {6}",
+        "Here {0} = {1}, so √{0} = {2}. Scaling divides the variance of the scores by "
+        "{0}{7}: from {3} (S{4}) to {5} (S′{4}), {6}",
         width, value, num(rule.sqrt_width()), var(head.variance_scores), sub,
         var(head.variance_scaled),
         rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
@@ -129,7 +134,14 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
                                                               : sqrt_d_k / rule.sqrt_width()),
                           t.config.d_model > t.config.d_k ? "smaller" : "larger")
         : near_one ? "which is " + verdict + "."
-                   : not_near_one(head, sub, precision)));
+                   : not_near_one(head, sub, precision),
+        rounded ? "" : " exactly"));
+    if (rounded) {
+        n.before.push_back(fmt::format(
+            "(Exactly, the variance would fall to {}: scores this small, below about 2.2e-308, "
+            "keep fewer digits, and dividing them by √{} rounds.)",
+            var(exact), width));
+    }
 }
 
 // A dot product is not a cosine: the largest score a query may use, taken apart.
@@ -152,16 +164,29 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
     if (!found) {
         return;
     }
+    // "the largest score" only when no other score the mask allows equals it
+    std::size_t tied = 0;
+    for (std::size_t i = 0; i < head.scores.rows(); ++i) {
+        for (std::size_t j = 0; j < head.scores.cols(); ++j) {
+            tied += (!t.mask || t.mask->allowed(i, j)) && head.scores(i, j) == head.scores(bi, bj);
+        }
+    }
+    const std::string which =
+        tied == 1 ? fmt::format("the largest score{} is query {} against key {}",
+                                t.mask ? " the mask allows" : "", quoted(t.tokens[bi]),
+                                quoted(t.tokens[bj]))
+                  : fmt::format("query {} against key {}, one of {} scores{} tied for the largest",
+                                quoted(t.tokens[bi]), quoted(t.tokens[bj]), tied,
+                                t.mask ? " the mask allows" : "");
     const auto num = [precision](double x) { return format_checkable(x, precision, true); };
     const double qn = head.q_norms[bi];
     const double kn = head.k_norms[bj];
     if (qn == 0.0 || kn == 0.0) {  // a zero vector: its length is 0 and its angle undefined
         n.after.push_back(fmt::format(
-            "For example, the largest score{} is query {} against key {}: {}, because the {} is "
+            "For example, {}: {}, because the {} is "
             "all zeros: its length is 0, so its dot product with anything is 0 whatever the "
             "angle. The lengths of the vectors count as much as the angle between them.",
-            t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
-            num(head.scores(bi, bj)), qn == 0.0 ? "query" : "key"));
+            which, num(head.scores(bi, bj)), qn == 0.0 ? "query" : "key"));
         return;
     }
     // the cosine of the unit vectors, which stays right when the score itself underflows
@@ -175,22 +200,20 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
         const double log10 = std::log10(qn) + std::log10(kn) + std::log10(std::abs(cos));
         const double exponent = std::floor(log10);
         n.after.push_back(fmt::format(
-            "For example, the largest score{} is query {} against key {}: {} here, although "
+            "For example, {}: {} here, although "
             "|q| · |k| · cos\u00A0θ = {} · {} · {} ≈ {}{}e{}. That is below the smallest "
             "number a double holds with full precision (about 2.2e-308), so the score is "
             "stored as 0 (it underflows).",
-            t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
-            num(head.scores(bi, bj)), num(qn), num(kn), num(cos), cos < 0 ? "−" : "",
+            which, num(head.scores(bi, bj)), num(qn), num(kn), num(cos), cos < 0 ? "−" : "",
             format_number(std::pow(10.0, log10 - exponent), precision, true),
             static_cast<long long>(exponent)));
         return;
     }
     n.after.push_back(fmt::format(
-        "For example, the largest score{} is query {} against key {}: {} = |q| · |k| · "
+        "For example, {}: {} = |q| · |k| · "
         "cos\u00A0θ = {} · {} · {}. The lengths of the vectors count as much as the angle "
         "between them.",
-        t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
-        num(head.scores(bi, bj)), num(qn), num(kn), num(cos)));
+        which, num(head.scores(bi, bj)), num(qn), num(kn), num(cos)));
     if (score_underflows(qn, kn) && head.scores(bi, bj) != 0.0) {
         n.after.emplace_back(
             "(Numbers this small, below about 2.2e-308, keep fewer correct digits than others, "

@@ -91,6 +91,46 @@ std::string format_number(const Variance& value, int precision, bool unicode) {
                        static_cast<long long>(std::abs(e)));
 }
 
+TableNumbers table_numbers(const Step& step, int precision) {
+    TableNumbers out{precision, false};
+    if (step.matrix == nullptr || step.kind == StepKind::mask) {
+        return out;
+    }
+    const auto& data = step.matrix->data();
+    const auto infinite_or_whole = [](double x) { return std::isinf(x) || is_whole(x); };
+    if (step.kind == StepKind::matrix && std::all_of(data.begin(), data.end(), infinite_or_whole)) {
+        out.precision = 0;
+        return out;
+    }
+    // tiny by the sentences' measure too: at --precision 0 a row of weights like 0.23 prints
+    // as 0, as the user asked, and stays in fixed notation
+    const double shows_as_zero = 0.5 * std::pow(10.0, -std::max(precision, prose_digits));
+    bool some_nonzero = false;
+    for (double x : data) {
+        if (std::isfinite(x) && std::abs(x) >= shows_as_zero) {
+            return out;
+        }
+        some_nonzero = some_nonzero || (std::isfinite(x) && x != 0.0);
+    }
+    out.scientific = some_nonzero;
+    return out;
+}
+
+std::string TableNumbers::format(double value, bool unicode) const {
+    if (scientific && std::isfinite(value)) {
+        return fmt::format("{:.{}e}", value, std::max(precision, 1));
+    }
+    return format_number(value, precision, unicode);
+}
+
+namespace toolkit {
+std::string cell_label(std::span<const std::string> labels, std::size_t i) {
+    return std::count(labels.begin(), labels.end(), labels[i]) > 1
+               ? fmt::format("{}#{}", labels[i], i)
+               : labels[i];
+}
+}  // namespace toolkit
+
 std::string format_tidy(double value, int precision, bool unicode) {
     return format_number(value, is_whole(value) ? 0 : precision, unicode);
 }

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,11 @@ namespace attn::toolkit {
 /// For a terminal or a plain-text file: control and invisible characters made visible
 /// (attn::shown): no input can move the cursor, clear the screen or set the clipboard.
 std::string terminal(std::string_view text);
+
+/// A row or column label as a cell names it: "the#3" when the label is repeated among
+/// `labels` (as --why takes it and the walk-through writes V[the#3]), else the label itself.
+/// Raw text: escape it for its format.
+std::string cell_label(std::span<const std::string> labels, std::size_t i);
 
 /// For XML and HTML text and attribute values: & < > " ' as entities, and the characters
 /// XML 1.0 forbids (C0 controls but tab and newline, and the like) made visible.

@@ -27,8 +27,8 @@ std::string Why::render() {
     const std::size_t j = cell_.matrix_col();
     const auto& rows = step.transposed ? step.col_labels : step.row_labels;
     const auto& cols = step.transposed ? step.row_labels : step.col_labels;
-    const std::string row = toolkit::terminal(rows[i]);
-    const std::string col = toolkit::terminal(cols[j]);
+    const std::string row = toolkit::terminal(toolkit::cell_label(rows, i));
+    const std::string col = toolkit::terminal(toolkit::cell_label(cols, j));
     // the loss is one number, L; an updated weight keeps its symbol, so the title says it
     // a vector is named by one index: a bias, LayerNorm's γ and β by their column, each
     // token's mean and variance by its token
@@ -36,21 +36,23 @@ std::string Why::render() {
                            step.op == StepOp::b_v || step.op == StepOp::b_o ||
                            step.op == StepOp::ln_gamma || step.op == StepOp::ln_beta;
     const bool by_row = step.op == StepOp::ln_mean || step.op == StepOp::ln_variance;
-    const std::string where =
-        step.op == StepOp::loss ? std::string()
-        : by_column             ? fmt::format("[{}]", toolkit::terminal(step.col_labels[cell_.col]))
-        : by_row                ? fmt::format("[{}]", toolkit::terminal(step.row_labels[cell_.row]))
-                 : fmt::format("[{}, {}]", toolkit::terminal(step.row_labels[cell_.row]),
-                               toolkit::terminal(step.col_labels[cell_.col]));
-    const std::string title =
-        fmt::format("Why is {}{} = {}{}?", notation::symbol(step.symbol, notation::Style::unicode),
-                    where, num(value), step.op == StepOp::update ? " after the update" : "");
+    const auto shown = [](std::span<const std::string> labels, std::size_t at) {
+        return toolkit::terminal(toolkit::cell_label(labels, at));
+    };
+    const std::string where = step.op == StepOp::loss ? std::string()
+                              : by_column ? fmt::format("[{}]", shown(step.col_labels, cell_.col))
+                              : by_row    ? fmt::format("[{}]", shown(step.row_labels, cell_.row))
+                                       : fmt::format("[{}, {}]", shown(step.row_labels, cell_.row),
+                                                     shown(step.col_labels, cell_.col));
+    const std::string title = fmt::format(
+        "Why is {}{} = {}{}?", notation::symbol(step.symbol, notation::Style::unicode), where,
+        title_number(step, value), step.op == StepOp::update ? " after the update" : "");
     out_ += paint(toolkit::heading_rule(text(title), style_.width, style_.unicode), "1") + "\n";
     const auto base = base_id(step.id);
     // the cell as shown: in the column layout its row and column are the matrix's column
     // and row, and a token's vector is a column
-    shown_row_ = toolkit::terminal(step.row_labels[cell_.row]);
-    shown_col_ = toolkit::terminal(step.col_labels[cell_.col]);
+    shown_row_ = shown(step.row_labels, cell_.row);
+    shown_col_ = shown(step.col_labels, cell_.col);
     columns_ = step.transposed;
     const bool token_by_token = base == "scores" || base == "scaled_scores" ||
                                 base == "masked_scores" || base == "weights" || base == "mask";
@@ -114,8 +116,8 @@ std::string Why::render() {
             columns_ ? "row" : "column", head.v_labels[j], sub, vector_of(row, "A" + sub)));
         std::vector<std::string> terms;
         for (std::size_t k = 0; k < head.attention.cols(); ++k) {
-            terms.push_back(product(head.attention(i, k), head.v(k, j)) + " [" +
-                            toolkit::terminal(t_.tokens[k]) + "]");
+            terms.push_back(product(head.attention(i, k), head.v(k, j)) + " [" + token_label(k) +
+                            "]");
         }
         sum(terms, value);
     } else if (base == "concat") {
@@ -159,8 +161,8 @@ std::string Why::render() {
 }
 
 void Why::scores(const Head& head, std::size_t i, std::size_t j, const std::string& sub) {
-    const std::string a = toolkit::terminal(t_.tokens[i]);
-    const std::string b = toolkit::terminal(t_.tokens[j]);
+    const std::string a = token_label(i);
+    const std::string b = token_label(j);
     std::vector<std::string> terms;
     for (std::size_t k = 0; k < head.q.cols(); ++k) {
         terms.push_back(columns_ ? product(head.k(j, k), head.q(i, k))
@@ -265,7 +267,7 @@ void Why::correct_weights(const Head& head, std::size_t i, std::size_t j, const 
         if (c >= listed) {
             continue;
         }
-        const std::string where = toolkit::terminal(t_.tokens[c]);
+        const std::string where = token_label(c);
         terms.push_back(blocked ? fmt::format("masked: −∞ [{}]", where)
                         : hand  ? fmt::format("⌊{} / {}⌋ = {} [{}]", num(head.scores(i, c)),
                                               num(right.divisor()), num(logits(i, c)), where)
@@ -346,11 +348,10 @@ void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_
         if (n >= listed && group.size() > listed + 1) {
             continue;
         }
-        const std::string where =
-            rule.over == SoftmaxOver::rows      ? toolkit::terminal(t_.tokens[c])
-            : rule.over == SoftmaxOver::columns ? toolkit::terminal(t_.tokens[r])
-            : columns_ ? toolkit::terminal(t_.tokens[c]) + ", " + toolkit::terminal(t_.tokens[r])
-                       : toolkit::terminal(t_.tokens[r]) + ", " + toolkit::terminal(t_.tokens[c]);
+        const std::string where = rule.over == SoftmaxOver::rows      ? token_label(c)
+                                  : rule.over == SoftmaxOver::columns ? token_label(r)
+                                  : columns_ ? token_label(c) + ", " + token_label(r)
+                                             : token_label(r) + ", " + token_label(c);
         terms.push_back(std::isinf(s) ? fmt::format("{}^−∞ = 0 [{}]", b, where)
                                       : fmt::format("{}^({} − {}) = {} [{}]", b, num(s), paren(max),
                                                     num(e), where));

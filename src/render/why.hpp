@@ -30,6 +30,10 @@ class Why {
     [[nodiscard]] std::string cell(std::string_view symbol, const std::string& sub) const {
         return fmt::format("{}{}[{}, {}]", symbol, sub, shown_row_, shown_col_);
     }
+    // a token as a cell names it: "the#3" when the sentence has it more than once
+    [[nodiscard]] std::string token_label(std::size_t k) const {
+        return toolkit::terminal(toolkit::cell_label(t_.tokens, k));
+    }
     // "row 'is' of Q", or "column 'is' of Q" in the column layout
     [[nodiscard]] std::string vector_of(const std::string& token, std::string_view matrix) const {
         return fmt::format("{} '{}' of {}", columns_ ? "column" : "row", token, matrix);
@@ -86,6 +90,15 @@ class Why {
         // at least prose_digits decimals, like the sentences of the walk-through (narrative):
         // "3 / 2 = 2" would not be arithmetic a student can check
         return format_checkable(x, std::max(style_.precision, prose_digits), style_.unicode);
+    }
+
+    // the cell's value in the title as its table writes it ("1.0000" in a table of decimals,
+    // "1" in one of whole numbers), at least prose_digits decimals
+    [[nodiscard]] std::string title_number(const Step& step, double x) const {
+        const auto numbers = table_numbers(step, std::max(style_.precision, prose_digits));
+        const bool as_table =
+            step.kind != StepKind::mask && (numbers.scientific || numbers.precision > 0);
+        return as_table ? numbers.format(x, style_.unicode) : num(x);
     }
 
     // a(0)·c(0), a(1)·c(1), ..., a(n−1)·c(n−1), added to `terms`: the products a dot product

@@ -401,3 +401,58 @@ TEST_CASE("cli: with --precision 0 or 1 the sentences and --why still quote four
         CHECK_THAT(why.out, Catch::Contains(" / 1.7321 = "));
     }
 }
+
+TEST_CASE("cli: numbers too small for a double's full precision are shown and said as they are",
+          "[cli][sentences]") {
+    const std::string good = std::string(ATTN_SOURCE_DIR) + "/tests/inputs/good/";
+    const auto under = run(
+        {"explain", "--qkv", good + "qkv-underflow.json", "--color", "never", "--width", "200"});
+    REQUIRE(under.code == 0);
+    // Q of 1e-200 is no table of 0.0000: every entry prints as 0 at 4 decimals, so the table
+    // is in scientific notation
+    CHECK_THAT(under.out, Catch::Contains("1.0000e-200  2.0000e-200"));
+    // every score underflows to 0: four scores tie, and none is "the largest"
+    CHECK_THAT(under.out, Catch::Contains("query 'a' against key 'a', one of 4 scores tied for "
+                                          "the largest: 0 here"));
+    CHECK_THAT(under.out, !Catch::Contains("the largest score is"));
+    // one decision for every format's tables
+    const auto md = run({"explain", "--qkv", good + "qkv-underflow.json", "--format", "markdown"});
+    CHECK_THAT(md.out, Catch::Contains("| **a** | 1.0000e-200 | 2.0000e-200 |"));
+    const auto tex = run({"explain", "--qkv", good + "qkv-underflow.json", "--format", "latex"});
+    CHECK_THAT(tex.out, Catch::Contains("1.0000e-200 & 2.0000e-200"));
+    // the --why title writes the cell as its table does
+    const auto why = run(
+        {"explain", "--qkv", good + "qkv-underflow.json", "--why", "Q[b,q0]", "--color", "never"});
+    REQUIRE(why.code == 0);
+    CHECK_THAT(why.out, Catch::Contains("Why is Q[b, q0] = 3.0000e-200?"));
+
+    // subnormal scores: S′ = S / √2 rounds, so the variance is not exactly halved, and the
+    // sentence does not say "exactly"; the exact figure is given beside it
+    const auto sub = run(
+        {"explain", "--qkv", good + "qkv-subnormal.json", "--color", "never", "--width", "200"});
+    REQUIRE(sub.code == 0);
+    CHECK_THAT(sub.out, Catch::Contains("Scaling divides the variance of the scores by d_k: from "
+                                        "2.1998e-643 (S) to 1.0948e-643 (S′)"));
+    CHECK_THAT(sub.out, Catch::Contains("(Exactly, the variance would fall to 1.0999e-643"));
+    // with ordinary numbers the division is exact, and said so
+    const auto book = run({"explain", "This is book", "--color", "never", "--width", "200"});
+    CHECK_THAT(book.out, Catch::Contains("by d_k exactly: from 7.4438 (S) to 2.4813 (S′)"));
+    CHECK_THAT(book.out, !Catch::Contains("(Exactly, the variance would fall"));
+}
+
+TEST_CASE("cli: --why names a repeated token by its index, everywhere in the explanation",
+          "[cli][why]") {
+    const auto r = run({"explain", "the cat saw the dog", "--why", "weights[cat,the#3]", "--color",
+                        "never", "--width", "200"});
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Why is A[cat, the#3] = 0.2190?"));
+    CHECK_THAT(r.out, Catch::Contains("= 0.6959 [the#0]"));
+    CHECK_THAT(r.out, Catch::Contains("= 0.6959 [the#3]"));
+    CHECK_THAT(r.out, Catch::Contains("= 0.4896 [cat]"));
+    // a table of decimals: the title says 1.0000 as the table does, not 1
+    const std::string data = std::string(ATTN_SOURCE_DIR) + "/data/examples/";
+    const auto x = run({"explain", "--model", data + "he-took-the-hat.json", "--why",
+                        "embeddings[He,d0]", "--color", "never"});
+    REQUIRE(x.code == 0);
+    CHECK_THAT(x.out, Catch::Contains("Why is X[He, d0] = 1.0000?"));
+}

@@ -124,6 +124,18 @@ bool is_whole(double x) noexcept;
 /// arithmetic and the worksheets print the integer examples.
 std::string format_tidy(double value, int precision, bool unicode);
 
+/// How the table of a matrix step writes its numbers, decided here once for the terminal,
+/// Markdown, LaTeX and HTML: a matrix of whole numbers without decimals (the integer
+/// examples, --arith hand); in scientific notation when some entry is not 0 but every one
+/// prints as 0 at the precision and at prose_digits (Q of 1e-200 is not a table of 0.0000, as
+/// 1e+200 is not one of digits); otherwise `precision` decimals.
+struct TableNumbers {
+    int precision = 4;
+    bool scientific = false;
+    [[nodiscard]] std::string format(double value, bool unicode) const;
+};
+TableNumbers table_numbers(const Step& step, int precision);
+
 /// format_tidy, but a number too small for the precision and not 0 in scientific notation
 /// ("2.0000e-13", not "0.0000"), so that worked arithmetic stays checkable: 1e-12 · 1e-12 is
 /// not 0.0000 · 0.0000.
