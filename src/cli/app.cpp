@@ -58,6 +58,7 @@ constexpr auto flags = std::to_array<std::string_view>({
     "--layout",        // layout
     "--format",        // format
     "--color",         // color
+    "--theme",         // theme
     "--steps",         // steps
     "--why",           // why
     "--tolerance",     // tolerance

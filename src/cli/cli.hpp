@@ -44,6 +44,16 @@ struct EnumNames<ColorMode> {
                                       Named<ColorMode>{ColorMode::never, "never"}};
 };
 
+/// --theme: the terminal's background, for the colours; auto: from $COLORFGBG when set.
+enum class ThemeChoice { automatic, light, dark };
+
+template <>
+struct EnumNames<ThemeChoice> {
+    static constexpr std::array names{Named<ThemeChoice>{ThemeChoice::automatic, "auto"},
+                                      Named<ThemeChoice>{ThemeChoice::light, "light"},
+                                      Named<ThemeChoice>{ThemeChoice::dark, "dark"}};
+};
+
 }  // namespace attn
 
 namespace attn::cli {
@@ -95,6 +105,7 @@ struct ExplainOptions {
     std::string steps;             ///< comma-separated step ids or numbers; empty: all
     std::string layout = "row";    ///< row, or col for the by-hand exercises' column layout
     std::string color = "auto";
+    std::string theme = "auto";        ///< the background: light, dark, or auto ($COLORFGBG)
     std::string json;                  ///< a path, "-" for stdout, empty for none
     std::string format = "text";       ///< text, markdown, latex, or none (no walk-through)
     std::optional<long long> threads;  ///< threads to compute and write with; unset: cores
@@ -202,6 +213,12 @@ int run_explain(const ExplainOptions& options, Io& io);
 /// empty) turns colour off, FORCE_COLOR (set, not empty and not "0") turns it on, and
 /// otherwise only a terminal whose TERM is not "dumb" gets colour.
 bool use_color(const std::string& flag, const Io& io);
+
+/// The background the colours must be readable on: --theme light|dark, or for auto the
+/// background colour $COLORFGBG names ("15;0": foreground 15 on background 0; rxvt's rule:
+/// 0 to 6 and 8 are dark, 7 and 9 to 15 light), else unknown. Throws attn::Error (usage)
+/// for another value of --theme.
+Theme theme_of(const std::string& flag, const Io& io);
 
 /// 24 when COLORTERM says the terminal has 24-bit colour ("truecolor" or "24bit"), else 256.
 int color_depth(const Io& io);

@@ -180,6 +180,7 @@ TextStyle to_style(const ExplainOptions& o, const Io& io) {
     style.unicode = !o.ascii;
     style.color = use_color(o.color, io);
     style.color_depth = color_depth(io);
+    style.theme = theme_of(o.theme, io);
     style.explanations = !o.quiet_text;
     style.layout = choice<Layout>(Field::layout, o.layout);
     return style;
@@ -297,6 +298,11 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
     option(app, "--color", o.color, "auto|always|never",
            "Colour and the attention heatmap: auto (a terminal, unless NO_COLOR is "
            "set), always or never")
+        ->capture_default_str();
+    option(app, "--theme", o.theme, "auto|light|dark",
+           "The terminal's background, so that the colours read well on it (a projector's "
+           "too): light or dark; auto (the default) reads it from $COLORFGBG where the "
+           "terminal sets it, else picks colours readable on both")
         ->capture_default_str();
     option(
         app, "--width", o.width, "N",

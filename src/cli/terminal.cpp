@@ -1,4 +1,5 @@
 // The terminal: colour, width, and --pause.
+#include <charconv>
 #include <ostream>
 #include <string>
 
@@ -30,6 +31,31 @@ bool use_color(const std::string& flag, const Io& io) {
     }
     const auto term = io.getenv("TERM");
     return io.stdout_is_terminal && !(term && *term == "dumb");
+}
+
+Theme theme_of(const std::string& flag, const Io& io) {
+    switch (choice<ThemeChoice>(Field::theme, flag)) {
+        case ThemeChoice::light:
+            return Theme::light;
+        case ThemeChoice::dark:
+            return Theme::dark;
+        case ThemeChoice::automatic:
+            break;
+    }
+    const auto fgbg = io.getenv("COLORFGBG");
+    if (!fgbg) {
+        return Theme::unknown;
+    }
+    // "fg;bg" or "fg;default;bg" (rxvt with a background image): the last field
+    const std::string bg =
+        fgbg->substr(fgbg->rfind(';') == std::string::npos ? 0 : fgbg->rfind(';') + 1);
+    int colour = -1;
+    const auto [end, ec] = std::from_chars(bg.data(), bg.data() + bg.size(), colour);
+    if (bg.empty() || ec != std::errc() || end != bg.data() + bg.size() || colour < 0 ||
+        colour > 15 || fgbg->find(';') == std::string::npos) {
+        return Theme::unknown;
+    }
+    return colour <= 6 || colour == 8 ? Theme::dark : Theme::light;
 }
 
 std::size_t text_width(int flag, const Io& io) {

@@ -82,10 +82,11 @@ void print_tokens(Writer& w, const Step& step) {
     }
 }
 
-void print_heading(Writer& w, const Trace& trace, const Step& step) {
-    w.line(w.paint(toolkit::heading_rule(w.text(lesson::heading(trace, step)), w.style().width,
-                                         w.style().unicode),
-                   "1"));
+void print_heading(Writer& w, std::string_view title) {
+    for (const auto& line :
+         toolkit::heading_rule(w.text(title), w.style().width, w.style().unicode)) {
+        w.line(w.paint(line, "1"));
+    }
 }
 
 void print_summary(Writer& w, const Trace& trace) {
@@ -108,11 +109,8 @@ void print_heads_side_by_side(Writer& w, const Trace& trace) {
     const auto& g = *trace.gpt2;
     const auto& tokens = trace.tokens;
     w.line();
-    w.line(w.paint(toolkit::heading_rule(
-                       w.text(fmt::format("Every head of layer {} [{}{}], side by side",
-                                          g.layer + 1, g.prefix, gpt2_name(g.layer, "attn"))),
-                       w.style().width, w.style().unicode),
-                   "1"));
+    print_heading(w, fmt::format("Every head of layer {} [{}{}], side by side", g.layer + 1,
+                                 g.prefix, gpt2_name(g.layer, "attn")));
     w.paragraph(w.text(fmt::format(
         "For each token (a row) and each of the {} heads (a column): the token it attends to "
         "most, and that weight (ties go to the earlier token). --head N walks through head N "
@@ -207,10 +205,10 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
             continue;
         }
         w.line();
-        print_heading(w, trace, *step);
+        print_heading(w, lesson::heading(trace, *step));
         w.wrapped(
             w.formula(step->formula) + "\u00A0\u00A0\u00A0\u00A0" + w.text(shapes_line(*step)), "",
-            "36");
+            toolkit::formula_sgr(w.style().theme));
         if (brief) {
             w.paragraph(fmt::format("(Head {} in brief: its attention weights only; --head {} "
                                     "shows all of its steps.)",

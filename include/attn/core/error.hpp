@@ -50,6 +50,7 @@ enum class Field {
     layout,
     format,
     color,
+    theme,
     steps,
     why,
     tolerance,  ///< the last: tables indexed by Field have field_count rows

@@ -14,6 +14,10 @@
 
 namespace attn {
 
+/// The terminal's background, as far as attn knows (--theme, or $COLORFGBG): the colours
+/// are chosen to be readable on it, and on both kinds when it is unknown.
+enum class Theme { unknown, light, dark };
+
 /// How the terminal walk-through looks.
 struct TextStyle {
     int precision = 4;               ///< digits after the decimal point
@@ -21,6 +25,7 @@ struct TextStyle {
     bool unicode = true;             ///< false: ASCII only (-inf, sqrt, ->, ...)
     bool color = false;              ///< ANSI colours and the attention heatmap
     int color_depth = 256;           ///< 256 colours, or 24 for 24-bit colour (COLORTERM=truecolor)
+    Theme theme = Theme::unknown;    ///< the background the colours must be readable on
     bool explanations = true;        ///< false: headings, formulas and matrices only
     std::vector<std::string> steps;  ///< ids of the steps to show; empty: all
     std::size_t head = 0;         ///< show this head (1-based) in full, the others in brief; 0: all
