@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
-#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,12 +57,15 @@ struct EnumNames<ThemeChoice> {
 
 namespace attn::cli {
 
+class Console;
+
 /// What the process runs in: its streams, whether they are terminals, its environment.
 struct Io {
     std::ostream& out;
     std::ostream& err;
-    std::istream* in = nullptr;  ///< for --pause; nullptr: no input
-    std::string executable{};    ///< this program's path, to find its examples; may be empty
+    /// The terminal for --present, when stdin and stdout are one; nullptr otherwise.
+    Console* console = nullptr;
+    std::string executable{};  ///< this program's path, to find its examples; may be empty
     bool stdin_is_terminal = false;
     bool stdout_is_terminal = false;
     std::size_t terminal_columns = 0;  ///< 0 when unknown
@@ -123,7 +125,7 @@ struct ExplainOptions {
     bool chars = false;
     bool no_scale = false;  ///< skip the scaling by √d_k: --scale-by none
     bool quiet_text = false;
-    bool pause = false;  ///< wait for Enter between steps (on a terminal)
+    bool present = false;  ///< --present (--pause): one step per screen, driven by keys
     bool ascii = false;
     bool stats = false;     ///< print timings and memory to stderr
     bool force = false;     ///< replace write-protected output files too
@@ -230,8 +232,10 @@ std::size_t parse_bytes(Field field, const std::string& text);
 /// The text width: --width when given, else the terminal's, else $COLUMNS, else 80.
 std::size_t text_width(int flag, const Io& io);
 
-/// --pause: the pages one at a time; Enter goes on, q (or the end of input) stops.
-void walk_with_pauses(const std::vector<TextPage>& pages, const TextStyle& style, Io& io);
+/// --present: the walk-through one step per screen on `console`, driven by keys, until q
+/// or the terminal closing. The console is given back on every way out (a signal that ends
+/// the process too: console.hpp); a failed write throws attn::Error (output).
+void present(const Trace& trace, const TextStyle& style, Console& console, Io& io);
 
 /// The step ids selected by a --steps value such as "scores,weights" or "5,7" or "3".
 /// Throws attn::Error (usage) naming the valid choices for an unknown one.

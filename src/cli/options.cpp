@@ -290,9 +290,11 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "the by-hand exercises (Q = W_Q·X, Kᵀ·Q, softmax down each column): the same "
            "numbers transposed; for one plain head, in the terminal walk-through (HTML, "
            "SVG, Markdown and LaTeX show the row layout)");
-    app.add_flag("--pause", o.pause,
-                 "Wait for Enter between steps, showing which step comes next (q ends the "
-                 "walk-through); only when stdin and stdout are a terminal");
+    app.add_flag("--present,--pause", o.present,
+                 "Presenter mode, for a class: one step per screen, the next at a key (→, "
+                 "space or Enter; ← or Backspace goes back; a digit or g N jumps; ? shows the "
+                 "keys; q quits); the window's size is followed. Only when stdin and stdout "
+                 "are a terminal; otherwise the whole walk-through is printed");
     app.add_flag("-q,--quiet-text", o.quiet_text,
                  "Headings, formulas and matrices only, without the explanations");
     option(app, "--color", o.color, "auto|always|never",
@@ -367,7 +369,7 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
   attn explain "Ελληνικά και emoji 🙂" --chars --ascii
   attn explain "This is book" --seed 7 --d-model 8 --d-k 4 --d-v 4
   attn explain "This is book" --why 'scores[is,book]' --why 'weights[is,book]'
-  attn explain "This is book" --pause
+  attn explain "This is book" --present
   attn explain "This is book" --arith hand --d-model 4 --layout col
   attn explain "This is book" --d-k 64 --no-scale --steps weights
   attn explain "This is book" --heads 2 --head 1

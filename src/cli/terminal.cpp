@@ -1,4 +1,4 @@
-// The terminal: colour, width, and --pause.
+// The terminal: colour and width.
 #include <charconv>
 #include <ostream>
 #include <string>
@@ -76,33 +76,6 @@ std::size_t text_width(int flag, const Io& io) {
         }
     }
     return 80;
-}
-
-void walk_with_pauses(const std::vector<TextPage>& pages, const TextStyle& style, Io& io) {
-    // the header and the first step together, then a pause before each further step
-    std::size_t next = 0;
-    while (next < pages.size()) {
-        io.out << pages[next].text;
-        if (next == 0 && pages.size() > 1) {
-            io.out << pages[1].text;
-            next = 1;
-        }
-        ++next;
-        if (next >= pages.size()) {
-            break;
-        }
-        const std::string prompt =
-            fmt::format("── next: {} · Enter: go on, q: quit ──", pages[next].title);
-        io.out << (style.color ? "\x1b[2m" + prompt + "\x1b[0m"
-                               : (style.unicode ? prompt : to_ascii(prompt)))
-               << std::flush;
-        std::string answer;
-        if (!std::getline(*io.in, answer) || trim(answer) == "q" || trim(answer) == "Q") {
-            io.out << "\n";
-            return;
-        }
-        io.out << "\x1b[1A\x1b[2K";  // erase the prompt line: the walk-through reads on
-    }
 }
 
 }  // namespace attn::cli

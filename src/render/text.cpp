@@ -188,7 +188,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
             "each column.");
     }
     std::vector<TextPage> pages;
-    pages.push_back({"", w.take()});
+    pages.push_back({"", "", w.take()});
 
     for (const Step* step : toolkit::visible_steps(trace, style.steps, style.layout)) {
         // --head N: the other heads in brief, their attention weights only
@@ -200,7 +200,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
             // a checkpoint's heads without --head: side by side before the concatenation
             if (step->head == trace.heads.size() && step->op == StepOp::output) {
                 print_heads_side_by_side(w, trace);
-                pages.push_back({w.text("Every head, side by side"), w.take()});
+                pages.push_back({w.text("Every head, side by side"), "", w.take()});
             }
             continue;
         }
@@ -216,7 +216,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
                         "", "2");
             w.line();
             print_matrix(w, *step);
-            pages.push_back({w.text(lesson::heading(trace, *step)), w.take()});
+            pages.push_back({w.text(lesson::heading(trace, *step)), step->number, w.take()});
             continue;
         }
         const auto notes = lesson::notes(trace, *step, style.precision);
@@ -238,7 +238,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
                 w.paragraph(note);
             }
         }
-        pages.push_back({w.text(lesson::heading(trace, *step)), w.take()});
+        pages.push_back({w.text(lesson::heading(trace, *step)), step->number, w.take()});
     }
     const auto warnings = lesson::warnings(trace);
     if (!warnings.empty()) {

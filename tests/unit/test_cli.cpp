@@ -186,36 +186,6 @@ TEST_CASE("cli: --steps takes ids in any case, numbers and group numbers", "[cli
     CHECK_THROWS_AS(attn::cli::select_steps(",", steps), attn::Error);
 }
 
-TEST_CASE("cli: --pause waits between steps on a terminal, q ends", "[cli][pause]") {
-    std::ostringstream out;
-    std::ostringstream err;
-    std::istringstream in("\n\nq\n");
-    attn::cli::Io io{out, err};
-    io.in = &in;
-    io.stdin_is_terminal = true;
-    io.stdout_is_terminal = true;
-    const int code = attn::cli::run({"explain", "This is book", "--pause", "--color", "never"}, io);
-    CHECK(code == 0);
-    CHECK_THAT(out.str(), Catch::Contains("── next: 2 · Embeddings X · Enter: go on, q: quit ──"));
-    CHECK_THAT(out.str(), Catch::Contains("━━ 3a · Query weights W_Q"));
-    CHECK_THAT(out.str(), Catch::Contains("── next: 3b · Key weights W_K"));
-    CHECK(out.str().find("━━ 3b · Key weights W_K") == std::string::npos);
-    CHECK(err.str().empty());
-}
-
-TEST_CASE("cli: --pause without a terminal prints everything and says so", "[cli][pause]") {
-    std::ostringstream out;
-    std::ostringstream err;
-    std::istringstream in("");
-    attn::cli::Io io{out, err};
-    io.in = &in;
-    const int code = attn::cli::run({"explain", "This is book", "--pause"}, io);
-    CHECK(code == 0);
-    CHECK_THAT(err.str(), Catch::Contains("attn: note: --pause needs a terminal"));
-    CHECK_THAT(out.str(), Catch::Contains("Output Z"));
-    CHECK(out.str().find("next:") == std::string::npos);
-}
-
 TEST_CASE("cli: colour depth from COLORTERM", "[cli][color]") {
     std::ostringstream sink;
     CHECK(attn::cli::color_depth(io_with(true, {{"COLORTERM", "truecolor"}}, sink)) == 24);
