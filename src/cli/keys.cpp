@@ -56,27 +56,10 @@ Key csi(std::string_view params, char final) {
     }
 }
 
-// ESC O final: the cursor keys in the terminal's application mode, and the keypad's Enter.
+// ESC O final: the cursor keys in the terminal's application mode (the same letters as
+// after ESC [), and the keypad's Enter.
 Key ss3(char final) {
-    using K = Key::Kind;
-    switch (final) {
-        case 'A':
-            return key(K::up);
-        case 'B':
-            return key(K::down);
-        case 'C':
-            return key(K::right);
-        case 'D':
-            return key(K::left);
-        case 'H':
-            return key(K::home);
-        case 'F':
-            return key(K::end);
-        case 'M':
-            return key(K::enter);
-        default:
-            return key(K::other);
-    }
+    return final == 'M' ? key(Key::Kind::enter) : csi("", final);
 }
 
 // The bytes of the UTF-8 character that starts with `lead` (1 for a stray continuation byte).
