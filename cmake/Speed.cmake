@@ -10,6 +10,13 @@
 # missing #include, which a precompiled header would hide, fails there. scripts/tidy uses a
 # compile database of its own without precompiled headers for the same reason (and because
 # clang cannot read gcc's).
+#
+# The dev, asan and fuzz presets also set CMAKE_UNITY_BUILD: CMake compiles the files of each
+# library and of the command line as a few large files that #include them, so the headers they
+# share are parsed and instantiated once per batch instead of once per file. It asks that two
+# files of one target never define the same name in their anonymous namespaces; the unit tests, whose files
+# each keep such helpers, are built file by file (tests/CMakeLists.txt). The release build and
+# scripts/tidy compile file by file, so a missing #include still fails there.
 option(ATTN_PCH "Precompile the external headers of each target (dev and asan presets)" OFF)
 
 set(ATTN_PCH_STD <algorithm> <array> <cmath> <cstddef> <cstdint> <functional> <limits>

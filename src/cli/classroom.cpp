@@ -64,23 +64,12 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     OutputSet files(o.force);
     for (std::size_t i = 0; i < names.size(); ++i) {
         files.add(outputs[i], [&, i](const OutputSet::Sink& sink) {
-            switch (i) {
-                case 0:
-                    sink(render_worksheet(trace, blank, false, style));
-                    break;
-                case 1:
-                    sink(render_worksheet(trace, blank, true, style));
-                    break;
-                case 2:
-                    sink(render_worksheet_html(trace, blank, false, style));
-                    break;
-                case 3:
-                    sink(render_worksheet_html(trace, blank, true, style));
-                    break;
-                default:
-                    sink(render_answers_template(trace, blank));
-                    break;
-            }
+            // in the order of `names`: the worksheet and the answer key in Markdown, then in
+            // HTML, then the answers template
+            const bool key = i % 2 == 1;
+            sink(i < 2   ? render_worksheet(trace, blank, key, style)
+                 : i < 4 ? render_worksheet_html(trace, blank, key, style)
+                         : render_answers_template(trace, blank));
         });
     }
     for (const auto& w : files.write_all()) {

@@ -219,16 +219,9 @@ Trace explain(const Input& input, const Config& config) {
     Trace t;
     t.config = config;
     t.rule = weights_rule(config);
-    t.description = input.description;
-    t.sentence = input.sentence;
-    t.tokens = input.tokens;
-    t.embeddings_source = input.embeddings_source;
-    t.weights_source = input.weights_source;
-    t.positions_source = input.positions_source;
-    t.mask_source = input.mask_source;
+    static_cast<Provenance&>(t) = input;
     t.qkv_given = input.qkv.has_value();
     t.qkv_path = input.qkv ? input.qkv->path : std::string();
-    t.tokens_named = input.tokens_named;
     t.dim_labels = numbered("d", config.d_model);
     t.q_labels = numbered("q", config.n_heads * config.d_k);
     t.k_labels = numbered("k", config.n_heads * config.d_k);

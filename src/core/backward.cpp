@@ -96,20 +96,11 @@ HeadGrads head_backward(const Trace& t, const Head& head, Matrix d_output) {
 // The input that gives the trace's numbers, with the weights of `b` after the update.
 Input updated_input(const Trace& t, const Backward& b) {
     Input in;
-    in.description = t.description;
-    in.sentence = t.sentence;
-    in.tokens = t.tokens;
+    static_cast<Provenance&>(in) = t;
     in.x = t.x;
     in.positions = t.positions;
     in.mask = t.mask;  // already with its padding; and-ing it again changes nothing
-    in.weights.w_q = b.new_w_q;
-    in.weights.w_k = b.new_w_k;
-    in.weights.w_v = b.new_w_v;
-    in.weights.w_o = b.new_w_o;
-    in.weights.b_q = b.new_b_q;
-    in.weights.b_k = b.new_b_k;
-    in.weights.b_v = b.new_b_v;
-    in.weights.b_o = b.new_b_o;
+    in.weights = b.updated;
     return in;
 }
 
@@ -265,14 +256,15 @@ Backward backward(const Trace& t, const Matrix& target, const std::string& targe
         const auto step = [&](const Matrix& w, const Matrix& d_w) {
             return w.empty() ? Matrix() : stepped(w, d_w, *lr);
         };
-        b.new_w_q = step(t.w_q, b.d_w_q);
-        b.new_w_k = step(t.w_k, b.d_w_k);
-        b.new_w_v = step(t.w_v, b.d_w_v);
-        b.new_w_o = step(t.w_o, b.d_w_o);
-        b.new_b_q = step(t.b_q, b.d_b_q);
-        b.new_b_k = step(t.b_k, b.d_b_k);
-        b.new_b_v = step(t.b_v, b.d_b_v);
-        b.new_b_o = step(t.b_o, b.d_b_o);
+        Weights& w = b.updated;
+        w.w_q = step(t.w_q, b.d_w_q);
+        w.w_k = step(t.w_k, b.d_w_k);
+        w.w_v = step(t.w_v, b.d_w_v);
+        w.w_o = step(t.w_o, b.d_w_o);
+        w.b_q = step(t.b_q, b.d_b_q);
+        w.b_k = step(t.b_k, b.d_b_k);
+        w.b_v = step(t.b_v, b.d_b_v);
+        w.b_o = step(t.b_o, b.d_b_o);
         const Trace after = explain(updated_input(t, b), t.config);
         b.loss_after = mse_loss(after.output, target);
     }

@@ -181,13 +181,8 @@ Trace explain_gpt2(const Gpt2Request& request, const Gpt2Config& c, const Gpt2Te
     }
     const std::size_t d = c.n_embd;
     Gpt2Walk walk;
+    static_cast<Gpt2Choice&>(walk) = request;
     walk.config = c;
-    walk.layer = request.layer;
-    walk.head = request.head;
-    walk.source = request.source;
-    walk.prefix = request.prefix;
-    walk.token_ids = request.token_ids;
-    walk.token_texts = request.token_texts;
     walk.mean_label = {"μ"};
     walk.variance_label = {"σ²"};
 

@@ -45,10 +45,7 @@ Formula call(std::string_view result, std::string fn, std::string_view argument)
     Formula f;
     f.sym(sym(std::string(result)))
         .op(Op::equals)
-        .fn(std::move(fn))
-        .open(Bracket::call)
-        .sym(sym(std::string(argument)))
-        .close(Bracket::call);
+        .apply(std::move(fn), Formula().sym(sym(std::string(argument))));
     return f;
 }
 
@@ -58,6 +55,10 @@ Formula tokens(TokenMode mode) {
 
 Formula named_tokens() {
     return call("tokens", "rows", "Q");
+}
+
+Formula bpe_tokens() {
+    return call("tokens", "bpe", "sentence");
 }
 
 Formula embeddings() {
@@ -80,15 +81,13 @@ Formula positions(const Trace& t) {
             .num(std::move(column))
             .close(Bracket::index)
             .op(Op::equals)
-            .fn(std::move(fn))
-            .open(Bracket::call)
-            .num("pos")
-            .op(Op::divide)
-            .num("10000")
-            .open(Bracket::power)
-            .then(exponent)
-            .close(Bracket::power)
-            .close(Bracket::call);
+            .apply(std::move(fn), Formula()
+                                      .num("pos")
+                                      .op(Op::divide)
+                                      .num("10000")
+                                      .open(Bracket::power)
+                                      .then(exponent)
+                                      .close(Bracket::power));
     };
     entry("2i", "sin");
     f.op(Op::comma);
@@ -247,7 +246,7 @@ Formula weights(const WeightsRule& rule, std::size_t head, bool masked, bool col
             .word("by hand")
             .close(Bracket::group);
     } else {
-        f.fn("softmax").open(Bracket::call).sym(logits).close(Bracket::call);
+        f.apply("softmax", Formula().sym(logits));
         f.op(Op::comma).word(along);
     }
     return f;
@@ -279,21 +278,17 @@ Formula right_weights(const WeightsRule& right, std::size_t head, bool masked, b
             .word(along)
             .open(Bracket::group)
             .word("by hand, for")
-            .fn("softmax")
-            .open(Bracket::call)
-            .sym(sym("S", "", head))
-            .op(Op::divide)
-            .then(sqrt_of(d("k")))
-            .close(Bracket::call)
+            .apply("softmax",
+                   Formula().sym(sym("S", "", head)).op(Op::divide).then(sqrt_of(d("k"))))
             .close(Bracket::group);
         return f;
     }
-    f.fn("softmax").open(Bracket::call);
+    Formula scaled;
     if (masked) {
-        f.word("masked");
+        scaled.word("masked");
     }
-    f.sym(sym("S", "", head)).op(Op::divide).then(sqrt_of(d("k"))).close(Bracket::call);
-    f.op(Op::comma).word(along);
+    scaled.sym(sym("S", "", head)).op(Op::divide).then(sqrt_of(d("k")));
+    f.apply("softmax", scaled).op(Op::comma).word(along);
     return f;
 }
 

@@ -20,6 +20,8 @@ Symbol primed(Symbol s, bool masked = false);
 Formula tokens(TokenMode mode);
 /// tokens = rows(Q): the tokens name the rows of given Q, K and V.
 Formula named_tokens();
+/// tokens = bpe(sentence): a checkpoint's own byte-level BPE.
+Formula bpe_tokens();
 /// X = embed(tokens).
 Formula embeddings();
 /// P[pos, 2i] = sin(pos / 10000^(2i/d_model)), ..., or P = positions from FILE.

@@ -15,7 +15,7 @@
 namespace attn {
 namespace {
 
-constexpr std::size_t edge = 8;  // more rows or columns than 2·edge + 1 are elided
+constexpr std::size_t latex_edge = 8;  // more rows or columns than 2·latex_edge + 1 are elided
 
 std::string tex_text(std::string_view s) {
     return toolkit::latex_text(s);
@@ -25,8 +25,8 @@ std::string tex_math(const Formula& f) {
     return notation::formula(f, notation::Style::latex);
 }
 
-std::vector<std::optional<std::size_t>> shown(std::size_t n) {
-    return toolkit::shown_indices(n, edge, edge);
+std::vector<std::optional<std::size_t>> latex_shown(std::size_t n) {
+    return toolkit::shown_indices(n, latex_edge, latex_edge);
 }
 
 std::string labels(std::span<const std::string> all,
@@ -61,8 +61,8 @@ std::string render_latex(const Trace& trace, const TextStyle& style) {
             out += "\n" + toolkit::numbered_tokens(trace.tokens, tex_text) + "\n";
             continue;
         }
-        const auto rows = shown(step.shape.rows);
-        const auto cols = shown(step.shape.cols);
+        const auto rows = latex_shown(step.shape.rows);
+        const auto cols = latex_shown(step.shape.cols);
         // an input's formula is its name: say it once
         out += "\\[\n" +
                (step.formula.is_symbol(step.symbol) ? std::string()

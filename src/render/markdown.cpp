@@ -14,14 +14,15 @@
 namespace attn {
 namespace {
 
-constexpr std::size_t edge = 10;  // more rows or columns than 2·edge + 1 are elided
+constexpr std::size_t markdown_edge =
+    10;  // more rows or columns than 2·markdown_edge + 1 are elided
 
 std::string md(std::string_view raw) {
     return toolkit::markdown(raw);
 }
 
-std::vector<std::optional<std::size_t>> shown(std::size_t n) {
-    return toolkit::shown_indices(n, edge, edge);
+std::vector<std::optional<std::size_t>> markdown_shown(std::size_t n) {
+    return toolkit::shown_indices(n, markdown_edge, markdown_edge);
 }
 
 std::string cell(const Step& s, std::size_t r, std::size_t c, int precision) {
@@ -55,8 +56,8 @@ std::string render_markdown(const Trace& trace, const TextStyle& style) {
             out += toolkit::numbered_tokens(trace.tokens, md) + "\n";
             continue;
         }
-        const auto rows = shown(step.shape.rows);
-        const auto cols = shown(step.shape.cols);
+        const auto rows = markdown_shown(step.shape.rows);
+        const auto cols = markdown_shown(step.shape.cols);
         const bool sums = step.kind == StepKind::attention;
         const auto row_sums_of = sums ? row_sums(*step.matrix) : std::vector<double>{};
         out += "| |";

@@ -67,9 +67,9 @@ std::string Why::render() {
                                     "the sum of their products, one per embedding dimension.",
                                     base, sub, row, col, row, x_name, col, base, sub));
         std::vector<std::string> terms;
-        for (std::size_t k = 0; k < w.rows(); ++k) {
-            terms.push_back(product(t_.x_in(i, k), w(k, j)));
-        }
+        add_products(
+            terms, w.rows(), [&](std::size_t k) { return t_.x_in(i, k); },
+            [&](std::size_t k) { return w(k, j); });
         if (!bias.empty()) {
             terms.push_back(num(bias(0, begin + j)) + " (the bias b_" + std::string(base) + ")");
         }
@@ -114,9 +114,9 @@ std::string Why::render() {
                         "of W_O:",
                         row, col, row, col));
         std::vector<std::string> terms;
-        for (std::size_t k = 0; k < t_.concat.cols(); ++k) {
-            terms.push_back(product(t_.concat(i, k), t_.w_o(k, j)));
-        }
+        add_products(
+            terms, t_.concat.cols(), [&](std::size_t k) { return t_.concat(i, k); },
+            [&](std::size_t k) { return t_.w_o(k, j); });
         if (!t_.b_o.empty()) {
             terms.push_back(num(t_.b_o(0, j)) + " (the bias b_O)");
         }

@@ -69,6 +69,15 @@ class Why {
         return format_tidy(x, style_.precision, style_.unicode);
     }
 
+    // a(0)·c(0), a(1)·c(1), ..., a(n−1)·c(n−1), added to `terms`: the products a dot product
+    // of length n sums
+    template <typename A, typename C>
+    void add_products(std::vector<std::string>& terms, std::size_t n, A a, C c) const {
+        for (std::size_t k = 0; k < n; ++k) {
+            terms.push_back(product(a(k), c(k)));
+        }
+    }
+
     // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle
     void sum(const std::vector<std::string>& terms, double total);
 

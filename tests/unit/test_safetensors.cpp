@@ -15,6 +15,9 @@
 
 #include "attn/core/error.hpp"
 #include "attn/io/safetensors.hpp"
+#include "input_error.hpp"
+
+using namespace attn::test;  // error_of
 
 namespace fs = std::filesystem;
 using attn::safetensors::File;
@@ -53,16 +56,6 @@ std::string raw(const Folder& folder, const std::string& name, const std::string
     const std::string path = (folder.path / name).string();
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const attn::Error& e) {
-        CHECK(e.kind() == attn::ErrorKind::input);
-        return e.what();
-    }
-    return "(no error)";
 }
 
 // The message of opening a file with this header and data.

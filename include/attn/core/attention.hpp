@@ -22,24 +22,14 @@ struct GivenQkv {
     std::string path;  ///< the file they came from
 };
 
-struct Input {
-    std::string description;  ///< one line about the lesson, from a model file; may be empty
-    std::string sentence;
-    std::vector<std::string> tokens;  ///< T tokens
-    Matrix x;                         ///< embeddings (T, d_model)
+struct Input : Provenance {
+    Matrix x;  ///< embeddings (T, d_model)
     Weights weights;
     Matrix positions;          ///< P (T, d_model) added to x; empty without positions
     std::optional<Mask> mask;  ///< the mask of a mask file (T, T), before any padding
-    Source embeddings_source;
-    Source weights_source;
-    Source positions_source;  ///< where a positions table came from
-    Source mask_source;       ///< where a mask came from
     /// Q, K and V given directly; then x, weights and positions are empty, and the config has
     /// one head of d_k = Q's columns and d_v = V's columns (d_model is d_k).
     std::optional<GivenQkv> qkv;
-    /// The tokens name the rows of the given Q, K and V (from the file, or t0, t1, ...)
-    /// rather than coming from the tokenizer.
-    bool tokens_named = false;
 };
 
 /// The configuration and input of a run, ready for explain().

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "attn/core/matrix.hpp"
+#include "attn/core/model.hpp"
 
 namespace attn {
 
@@ -58,7 +59,7 @@ struct Backward {
     /// With a learning rate η: W ← W − η·dW for every weight and bias, and the loss the same
     /// input gives with the new weights (computed by a second forward pass).
     std::optional<double> lr;
-    Matrix new_w_q, new_w_k, new_w_v, new_w_o, new_b_q, new_b_k, new_b_v, new_b_o;
+    Weights updated;  ///< W_Q, ..., b_O after the update; empty without a learning rate
     double loss_after = 0.0;
 
     std::vector<std::string> loss_label{"L"};  ///< the one row and column label of L

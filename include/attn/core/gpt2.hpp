@@ -59,28 +59,26 @@ class Gpt2Tensors {
                                       const std::vector<std::size_t>& ids) const = 0;
 };
 
-/// What to walk through: a text already tokenized with the model's own tokenizer.
-struct Gpt2Request {
-    std::string sentence;
-    std::vector<std::uint32_t> token_ids;  ///< T ids, at most n_positions
-    std::vector<std::string> tokens;       ///< T tokens as shown ("␣hat")
-    std::vector<std::string> token_texts;  ///< T tokens as the vocabulary writes them ("Ġhat")
-    std::size_t layer = 0;                 ///< 0-based, below n_layer
-    std::optional<std::size_t> head;       ///< 0-based head to walk in full; none: every head
+/// What a walk through a checkpoint shows: the request gives it, the walk keeps it.
+struct Gpt2Choice {
+    std::size_t layer = 0;                 ///< the layer walked in full, 0-based, below n_layer
+    std::optional<std::size_t> head;       ///< the head shown in full, 0-based; none: every head
     std::string source;                    ///< the checkpoint's folder, for the output to name
-    std::string prefix;  ///< "transformer." when the file's names have it, else ""
+    std::string prefix;                    ///< "transformer." when the tensors' names have it
+    std::vector<std::uint32_t> token_ids;  ///< T ids, at most n_positions
+    std::vector<std::string> token_texts;  ///< T tokens as the vocabulary writes them ("Ġhat")
+};
+
+/// What to walk through: a text already tokenized with the model's own tokenizer.
+struct Gpt2Request : Gpt2Choice {
+    std::string sentence;
+    std::vector<std::string> tokens;  ///< T tokens as shown ("␣hat")
 };
 
 /// The GPT-2 part of a Trace: everything of the walk that is not the attention heads, which
 /// are the Trace's own Head steps (their input X is ln_1's output).
-struct Gpt2Walk {
+struct Gpt2Walk : Gpt2Choice {
     Gpt2Config config;
-    std::size_t layer = 0;            ///< the layer walked in full, 0-based
-    std::optional<std::size_t> head;  ///< the head shown in full, 0-based; none: all
-    std::string source;               ///< the checkpoint's folder
-    std::string prefix;               ///< the tensor names' prefix ("transformer." or "")
-    std::vector<std::uint32_t> token_ids;
-    std::vector<std::string> token_texts;  ///< as the vocabulary writes them ("Ġhat")
 
     Matrix wte;         ///< (T, d): row token_ids[i] of wte
     Matrix wpe;         ///< (T, d): rows 0..T-1 of wpe

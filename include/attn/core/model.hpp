@@ -142,6 +142,21 @@ struct Source {
     std::string layout;
 };
 
+/// What a lesson is (its description, sentence and tokens) and where each of its inputs came
+/// from: the Input hands it to the Trace whole (explain()), and the Trace back to an Input.
+struct Provenance {
+    std::string description;  ///< one line about the lesson, from a model file; may be empty
+    std::string sentence;
+    std::vector<std::string> tokens;  ///< T tokens
+    Source embeddings_source;
+    Source weights_source;
+    Source positions_source;  ///< where a positions table came from
+    Source mask_source;       ///< where a mask came from
+    /// The tokens name the rows of given Q, K and V (from the file, or t0, t1, ...) rather
+    /// than coming from the tokenizer.
+    bool tokens_named = false;
+};
+
 /// Seeded embeddings X (T, d_model): row i is drawn from the stream ("embedding", token i),
 /// With `hand`, whole numbers from -2 to 2 instead (the normal value rounded and clamped).
 /// so equal tokens get equal rows, and a token's first n numbers do not depend on d_model.

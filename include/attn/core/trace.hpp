@@ -178,22 +178,12 @@ struct Step {
 };
 
 /// Every number of one walk-through, named as in the lesson. Shapes use the legend of ops.hpp.
-struct TraceNumbers {
+struct TraceNumbers : Provenance {  // the lesson and where its inputs came from, as given
     Config config;
-    WeightsRule rule;         ///< how scores became weights (weights_rule(config))
-    std::string description;  ///< one line about the lesson; may be empty
-    std::string sentence;
-    std::vector<std::string> tokens;  ///< T tokens
-    Source embeddings_source;
-    Source weights_source;
-    Source positions_source;
-    Source mask_source;
+    WeightsRule rule;  ///< how scores became weights (weights_rule(config))
     /// Q, K and V were given directly (GivenQkv): no embeddings and no weights; the file.
     bool qkv_given = false;
     std::string qkv_path;
-    /// The tokens came from the Q, K, V file (or are t0, t1, ... for its rows), not from
-    /// cutting a sentence.
-    bool tokens_named = false;
 
     Matrix x;          ///< embeddings (T, d_model), as looked up
     Matrix positions;  ///< P (T, d_model); empty without positions
