@@ -11,6 +11,7 @@
 #include "cli.hpp"
 #include "console.hpp"
 #include "keys.hpp"
+#include "words.hpp"
 
 namespace attn::cli {
 namespace {
@@ -25,13 +26,6 @@ bool starts_a_longer_number(const std::vector<TextPage>& pages, char digit) {
         return page.number.size() > 1 && page.number[0] == digit &&
                std::isdigit(static_cast<unsigned char>(page.number[1])) != 0;
     });
-}
-
-std::string lower(std::string s) {
-    for (auto& ch : s) {
-        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    }
-    return s;
 }
 
 class Presenter {
