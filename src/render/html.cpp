@@ -219,7 +219,7 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         }
         const bool weights = step.kind == StepKind::attention;
         if (report::compact(trace, step)) {
-            out += report::heatmap(step, style);
+            report::heatmap(out, step, style);
         } else {
             matrix_table(out, step, style);
         }

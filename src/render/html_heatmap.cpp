@@ -24,22 +24,49 @@ constexpr std::size_t compact_above = 40;  // tokens: more, and a T × T step is
 constexpr int blocked = 255;               // the level of a −∞ or blocked cell
 constexpr int top_level = 254;             // levels 0 to 254 are colours
 
-std::string base64(const std::vector<std::uint8_t>& bytes) {
+// Base64 written as it is made, a few KiB at a time: the values of a 1,000-token step are 8 MB,
+// which as one string, then JSON, then a page would be several copies of (--max-memory).
+// Its digits (A-Z a-z 0-9 + / =) need no escape in JSON or in a <script> block.
+class Base64Out {
+  public:
+    explicit Base64Out(toolkit::Spool& out) : out_(out) { buffer_.reserve(chunk + 4); }
+    void put(std::uint8_t byte) {
+        carry_[n_++] = byte;
+        if (n_ == 3) {
+            emit();
+        }
+    }
+    void finish() {
+        if (n_ > 0) {
+            emit();
+        }
+        out_ += buffer_;
+        buffer_.clear();
+    }
+
+  private:
+    static constexpr std::size_t chunk = 4096;
     static constexpr std::string_view digits =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string out;
-    out.reserve((bytes.size() + 2) / 3 * 4);
-    for (std::size_t i = 0; i < bytes.size(); i += 3) {
-        const std::uint32_t n = (std::uint32_t{bytes[i]} << 16U) |
-                                (i + 1 < bytes.size() ? std::uint32_t{bytes[i + 1]} << 8U : 0U) |
-                                (i + 2 < bytes.size() ? std::uint32_t{bytes[i + 2]} : 0U);
-        out += digits[(n >> 18U) & 63U];
-        out += digits[(n >> 12U) & 63U];
-        out += i + 1 < bytes.size() ? digits[(n >> 6U) & 63U] : '=';
-        out += i + 2 < bytes.size() ? digits[n & 63U] : '=';
+    void emit() {
+        const std::uint32_t n = (std::uint32_t{carry_[0]} << 16U) |
+                                (n_ > 1 ? std::uint32_t{carry_[1]} << 8U : 0U) |
+                                (n_ > 2 ? std::uint32_t{carry_[2]} : 0U);
+        buffer_ += digits[(n >> 18U) & 63U];
+        buffer_ += digits[(n >> 12U) & 63U];
+        buffer_ += n_ > 1 ? digits[(n >> 6U) & 63U] : '=';
+        buffer_ += n_ > 2 ? digits[n & 63U] : '=';
+        n_ = 0;
+        if (buffer_.size() >= chunk) {
+            out_ += buffer_;
+            buffer_.clear();
+        }
     }
-    return out;
-}
+    toolkit::Spool& out_;
+    std::string buffer_;
+    std::array<std::uint8_t, 3> carry_{};
+    std::size_t n_ = 0;
+};
 
 std::string css(toolkit::Rgb c) {
     return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b);
@@ -53,13 +80,13 @@ bool compact(const Trace& trace, const Step& step) {
            step.kind != StepKind::tokens;
 }
 
-std::string heatmap(const Step& step, const TextStyle& style) {
+void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style) {
     const bool weights = step.kind == StepKind::attention;
     const bool mask = step.kind == StepKind::mask;
     const std::size_t rows = step.shape.rows;
     const std::size_t cols = step.shape.cols;
     if (mask ? step.mask == nullptr : step.matrix == nullptr) {
-        return {};  // a step without its numbers (none is made so)
+        return;  // a step without its numbers (none is made so)
     }
     double scale = 0.0;
     if (!mask) {
@@ -69,37 +96,13 @@ std::string heatmap(const Step& step, const TextStyle& style) {
     }
     // attention weights are shaded against their row's largest: a row spread over 500 keys
     // has weights near 1/500, which on the 0-to-1 scale would all be white
-    std::vector<double> row_largest(rows, 0.0);
-    if (weights) {
-        for (std::size_t r = 0; r < rows; ++r) {
-            for (std::size_t c = 0; c < cols; ++c) {
-                row_largest[r] = std::max(row_largest[r], step.value(r, c));
-            }
-        }
-    }
-    // each cell's level on the palette, and its value as 8 little-endian bytes
-    std::vector<std::uint8_t> levels(rows * cols);
-    std::vector<std::uint8_t> values(mask ? 0 : rows * cols * 8);
-    for (std::size_t r = 0; r < rows; ++r) {
+    const auto row_largest = [&](std::size_t r) {
+        double largest = 0.0;
         for (std::size_t c = 0; c < cols; ++c) {
-            const std::size_t i = r * cols + c;
-            if (mask) {
-                levels[i] = static_cast<std::uint8_t>(step.allowed(r, c) ? 0 : blocked);
-                continue;
-            }
-            const double v = step.value(r, c);
-            const double t = weights ? (row_largest[r] > 0 ? v / row_largest[r] : 0.0)
-                                     : (scale > 0 ? v / scale : 0.0);  // −1 to 1
-            const double unit =
-                weights ? std::clamp(t, 0.0, 1.0) : (std::clamp(t, -1.0, 1.0) + 1) / 2;
-            levels[i] =
-                static_cast<std::uint8_t>(std::isinf(v) ? blocked : std::lround(unit * top_level));
-            const auto bits = std::bit_cast<std::uint64_t>(v);
-            for (std::size_t b = 0; b < 8; ++b) {
-                values[i * 8 + b] = static_cast<std::uint8_t>(bits >> (8 * b));
-            }
+            largest = std::max(largest, step.value(r, c));
         }
-    }
+        return largest;
+    };
     // the palette: the tables' colours at each level, then the blocked cells' grey
     nlohmann::json palette = nlohmann::json::array();
     for (int level = 0; level <= top_level; ++level) {
@@ -112,20 +115,24 @@ std::string heatmap(const Step& step, const TextStyle& style) {
         palette[0] = css(allowed_background);
     }
     // the Σ column of the tables: each row's sum, as a strip at the right, on the 0-to-1 scale
-    std::vector<std::uint8_t> sum_levels;
-    nlohmann::json sums = nlohmann::json::array();
+    std::vector<double> sums;
     if (weights) {
+        sums.reserve(rows);
         for (std::size_t r = 0; r < rows; ++r) {
             double sum = 0.0;
             for (std::size_t c = 0; c < cols; ++c) {
                 sum += step.value(r, c);
             }
-            sum_levels.push_back(
-                static_cast<std::uint8_t>(std::lround(std::clamp(sum, 0.0, 1.0) * top_level)));
-            sums.push_back(format_number(sum, style.precision, true));
+            sums.push_back(sum);
         }
     }
-    nlohmann::json data{
+    nlohmann::json sums_shown = nlohmann::json::array();
+    for (double sum : sums) {
+        sums_shown.push_back(format_number(sum, style.precision, true));
+    }
+    // the small members as one JSON object, without its closing brace; the large ones (each
+    // cell's level and value) follow, streamed
+    const nlohmann::json small{
         {"step", step.id},
         {"rows", rows},
         {"cols", cols},
@@ -135,11 +142,10 @@ std::string heatmap(const Step& step, const TextStyle& style) {
         {"rowLabels", std::vector<std::string>(step.row_labels.begin(), step.row_labels.end())},
         {"colLabels", std::vector<std::string>(step.col_labels.begin(), step.col_labels.end())},
         {"palette", palette},
-        {"levels", base64(levels)},
-        {"values", base64(values)},
-        {"sums", sums},
-        {"sumLevels", base64(sum_levels)}};
-    std::string out = fmt::format(
+        {"sums", sums_shown}};
+    std::string head = script_safe(small.dump());
+    head.pop_back();  // the object's '}': the streamed members come next
+    out += fmt::format(
         "<p class=\"note\">{} × {}: too many cells for a table, so each is a small square of "
         "its colour{}. Hover a square for its tokens and value; click a row{} (or focus the "
         "picture and use the arrow keys). The JSON dump (--json) has every value.</p>\n",
@@ -154,8 +160,54 @@ std::string heatmap(const Step& step, const TextStyle& style) {
         "heatmap of {} rows (queries) and {} columns (keys)\"><canvas></canvas><div "
         "class=\"cross row\"></div><div class=\"cross col\"></div></div>\n",
         toolkit::html(step.id), toolkit::html(step.id), rows, cols);
-    out += fmt::format("<script type=\"application/json\" class=\"heatmap-data\">{}</script>\n",
-                       script_safe(data.dump()));
+    out += "<script type=\"application/json\" class=\"heatmap-data\">";
+    out += head;
+    // each cell's level on the palette
+    out += ",\"levels\":\"";
+    {
+        Base64Out levels(out);
+        for (std::size_t r = 0; r < rows; ++r) {
+            const double largest = weights ? row_largest(r) : 0.0;
+            for (std::size_t c = 0; c < cols; ++c) {
+                if (mask) {
+                    levels.put(static_cast<std::uint8_t>(step.allowed(r, c) ? 0 : blocked));
+                    continue;
+                }
+                const double v = step.value(r, c);
+                const double t = weights ? (largest > 0 ? v / largest : 0.0)
+                                         : (scale > 0 ? v / scale : 0.0);  // −1 to 1
+                const double unit =
+                    weights ? std::clamp(t, 0.0, 1.0) : (std::clamp(t, -1.0, 1.0) + 1) / 2;
+                levels.put(static_cast<std::uint8_t>(std::isinf(v) ? blocked
+                                                                   : std::lround(unit * top_level)));
+            }
+        }
+        levels.finish();
+    }
+    // each cell's value as 8 little-endian bytes (none for a mask)
+    out += "\",\"values\":\"";
+    if (!mask) {
+        Base64Out values(out);
+        for (std::size_t r = 0; r < rows; ++r) {
+            for (std::size_t c = 0; c < cols; ++c) {
+                const auto bits = std::bit_cast<std::uint64_t>(step.value(r, c));
+                for (std::size_t b = 0; b < 8; ++b) {
+                    values.put(static_cast<std::uint8_t>(bits >> (8 * b)));
+                }
+            }
+        }
+        values.finish();
+    }
+    out += "\",\"sumLevels\":\"";
+    {
+        Base64Out sum_levels(out);
+        for (double sum : sums) {
+            sum_levels.put(
+                static_cast<std::uint8_t>(std::lround(std::clamp(sum, 0.0, 1.0) * top_level)));
+        }
+        sum_levels.finish();
+    }
+    out += "\"}</script>\n";
     if (weights) {
         out +=
             "<div class=\"legend\">0 <span class=\"bar\" style=\"background:"
@@ -167,7 +219,6 @@ std::string heatmap(const Step& step, const TextStyle& style) {
             "linear-gradient(to right,#a50f15,#fff,#08306b)\"></span> positive (colour: the "
             "size against the largest number here)</div>\n";
     }
-    return out;
 }
 
 }  // namespace attn::report

@@ -28,6 +28,7 @@ bool compact(const Trace& trace, const Step& step);
 
 /// The compact heatmap of `step`: a note, the canvas the page's script draws, and its data
 /// (each cell's palette level, the palette, every value as a double, the labels).
-std::string heatmap(const Step& step, const TextStyle& style);
+/// Written to `out` as it is made (a 1,000-token step's values are 8 MB: never held whole).
+void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style);
 
 }  // namespace attn::report
