@@ -41,8 +41,8 @@ _attn() {
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
                     --output --force --help" ;;
         worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --arith --blank --output
-                         --force --help" ;;
-        check) opts="--tolerance --relative-tolerance --precision --ascii --help"
+                         --force --max-memory --help" ;;
+        check) opts="--tolerance --relative-tolerance --precision --ascii --max-memory --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
         examples) opts="--names --help" ;;
         *) opts="explain init worksheet check examples --version --help" ;;

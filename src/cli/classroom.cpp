@@ -11,6 +11,7 @@
 #include "attn/core/error.hpp"
 #include "attn/core/input.hpp"
 #include "attn/core/limits.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
@@ -60,16 +61,24 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     }
     TextStyle style;
     style.precision = 4;
+    // the worksheets are written as they are made; the answers template is built whole
+    check_memory_for(answers_template_bytes(trace, blank), budget_now(spec.max_memory),
+                     "the answers template (answers.json) needs about {}",
+                     "leave fewer steps blank (--blank) or use a shorter sentence");
     // all five or none: a set half from one run and half from another would not match
     OutputSet files(o.force);
     for (std::size_t i = 0; i < names.size(); ++i) {
         files.add(outputs[i], [&, i](const OutputSet::Sink& sink) {
             // in the order of `names`: the worksheet and the answer key in Markdown, then in
-            // HTML, then the answers template
+            // HTML (both written as they are made), then the answers template
             const bool key = i % 2 == 1;
-            sink(i < 2   ? render_worksheet(trace, blank, key, style)
-                 : i < 4 ? render_worksheet_html(trace, blank, key, style)
-                         : render_answers_template(trace, blank));
+            if (i < 2) {
+                render_worksheet(trace, blank, key, style, sink);
+            } else if (i < 4) {
+                render_worksheet_html(trace, blank, key, style, sink);
+            } else {
+                sink(render_answers_template(trace, blank));
+            }
         });
     }
     for (const auto& w : files.write_all()) {
@@ -93,8 +102,11 @@ int run_check(const CheckOptions& o, Io& io) {
                         fmt::format("{} is {}, expected a number of at least 0", name, value));
         }
     }
-    const AnswerSheet sheet = read_answers(o.answers);
-    const Loaded loaded = load_input(spec_of(sheet.worksheet));
+    const std::size_t max_memory = max_memory_of(o.max_memory);
+    const AnswerSheet sheet = read_answers(o.answers, max_memory);
+    InputSpec spec = spec_of(sheet.worksheet);
+    spec.max_memory = max_memory;  // the answers read count: one budget for the run
+    const Loaded loaded = load_input(spec);
     const Trace trace = explain(loaded.input, loaded.config);
     // every answered step must be a step of the worksheet: a misspelt one would be ignored
     for (const auto& id : sheet.step_ids) {
@@ -113,6 +125,9 @@ int run_check(const CheckOptions& o, Io& io) {
         }
     }
     const Tolerance tolerance{o.tolerance, o.relative_tolerance};
+    check_memory_for(check_bytes(trace, sheet), budget_now(max_memory),
+                     "checking these answers needs about {} (each cell may be wrong)",
+                     "check fewer steps at a time, or a shorter sentence");
     const auto verdicts = check_answers(trace, sheet, tolerance);
     if (verdicts.empty()) {
         throw Error(ErrorKind::input,
@@ -124,7 +139,9 @@ int run_check(const CheckOptions& o, Io& io) {
     TextStyle style;
     style.precision = o.precision;
     style.unicode = !o.ascii;
-    io.out << render_check_report(trace, verdicts, tolerance, style);
+    render_check_report(trace, verdicts, tolerance, style, [&io](std::string_view piece) {
+        io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
     const bool all_right = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) {
         return v.wrong.empty() && !v.wrong_shape;
     });

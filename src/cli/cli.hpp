@@ -152,6 +152,7 @@ struct WorksheetOptions {
 /// The options of `attn check`.
 struct CheckOptions {
     std::string answers;
+    std::string max_memory;  ///< e.g. "4G"; empty: the default
     double tolerance = 0.05;
     double relative_tolerance = 0.0;
     int precision = 4;
@@ -237,6 +238,9 @@ int color_depth(const Io& io);
 /// Bytes from "4G", "512M", "800K" or a plain number of bytes (powers of 1024). Throws
 /// attn::Error (usage, naming `field`) for anything else.
 std::size_t parse_bytes(Field field, const std::string& text);
+/// The bytes --max-memory allows: `text` (4G, 512M, 800K) read by parse_bytes, or the
+/// default, 4 GiB, when it is empty.
+std::size_t max_memory_of(const std::string& text);
 
 /// The text width: --width when given, else the terminal's, else $COLUMNS, else 80.
 std::size_t text_width(int flag, const Io& io);

@@ -11,6 +11,7 @@
 #include "attn/core/limits.hpp"
 #include "attn/core/parallel.hpp"
 #include "attn/io/checkpoint.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
@@ -128,7 +129,7 @@ std::optional<std::string> conflicts_with_checkpoint(const ExplainOptions& o) {
 }
 
 // A GPT-2 checkpoint's walk: its tokenizer, then explain_gpt2 over its mapped weights.
-Trace explain_checkpoint(const ExplainOptions& o) {
+Trace explain_checkpoint(const ExplainOptions& o, std::size_t max_memory) {
     if (const auto other = conflicts_with_checkpoint(o)) {
         throw Error(ErrorKind::usage,
                     fmt::format("--checkpoint takes the tokenizer, the sizes and every number "
@@ -170,6 +171,8 @@ Trace explain_checkpoint(const ExplainOptions& o) {
         }
         request.head = static_cast<std::size_t>(o.head - 1);
     }
+    // before anything large is allocated: the heads' T×T steps grow with the text
+    check_gpt2_memory(c, request.layer, request.token_ids.size(), max_memory);
     request.source = o.checkpoint;
     const CheckpointTensors tensors(ck.model);
     request.prefix = tensors.prefix();
@@ -225,8 +228,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
                   "terminal walk-through\n";
     }
     Stopwatch watch;
-    const std::size_t max_memory =
-        o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
+    const std::size_t max_memory = max_memory_of(o.max_memory);
     if (o.layer && o.checkpoint.empty()) {
         throw Error(ErrorKind::usage,
                     "--layer chooses a layer of a GPT-2 checkpoint, expected it with "
@@ -240,28 +242,24 @@ int run_explain(const ExplainOptions& options, Io& io) {
                         "and --weights, --qkv), not yet on a GPT-2 checkpoint, expected "
                         "--checkpoint without --backward");
         }
-        computed = explain_checkpoint(o);
+        computed = explain_checkpoint(o, max_memory);
         watch.lap("read the checkpoint and compute");
     } else {
         const Loaded loaded =
             o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from, max_memory);
         if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
-            check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
+            check_memory(loaded.config, loaded.input.tokens.size(), budget_now(max_memory));
         }
         if (o.backward) {  // the gradients, and a second forward pass for the update's loss
             const Config& c = loaded.config;
             const std::size_t n = loaded.input.tokens.size();
             const std::size_t forward = estimate_bytes(c, n);
             const std::size_t backward = backward_bytes(c.d_model, c.n_heads, c.d_k, c.d_v, n);
-            if (forward + backward > max_memory) {
-                throw Error(
-                    ErrorKind::usage, Field::max_memory,
-                    fmt::format("the backward pass of this run needs about {} more than the "
-                                "{} of its forward pass, {} in all, more than {} {}\n  hint: "
-                                "use a shorter sentence, a smaller d_model or fewer heads",
-                                human_bytes(backward), human_bytes(forward),
-                                human_bytes(forward + backward), subject, human_bytes(max_memory)));
-            }
+            check_memory_for(forward + backward, budget_now(max_memory),
+                             fmt::format("the backward pass of this run needs about {} more "
+                                         "than the {} of its forward pass, {{}} in all",
+                                         human_bytes(backward), human_bytes(forward)),
+                             "use a shorter sentence, a smaller d_model or fewer heads");
         }
         watch.lap(o.from.empty() ? "read input" : "read " + o.from);
         computed = o.backward ? with_backward(explain(loaded.input, loaded.config),
@@ -270,10 +268,10 @@ int run_explain(const ExplainOptions& options, Io& io) {
         watch.lap("compute");
         if (!o.from.empty()) {
             // a replay shows only what its inputs give: every value the dump holds is compared
-            // with the run computed again, and the first that differs is an error (exit 2)
-            std::string recomputed;
-            render_json(computed, [&recomputed](std::string_view piece) { recomputed += piece; });
-            verify_dump(o.from, recomputed);
+            // with the run computed again, as its dump is written, and the first that differs
+            // is an error (exit 2)
+            verify_dump(
+                o.from, [&computed](const Sink& sink) { render_json(computed, sink); }, max_memory);
             watch.lap("verify " + o.from);
         }
     }
@@ -323,7 +321,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
             } else if (target.option == "--html") {
                 render_html(trace, style, counted);
             } else if (target.option == "--npz") {
-                counted(render_npz(trace));
+                render_npz(trace, counted);
             } else {
                 render_json(trace, counted);
             }
@@ -363,9 +361,9 @@ int run_explain(const ExplainOptions& options, Io& io) {
                    io.console != nullptr) {
             present(trace, style, *io.console, io);
         } else if (cells.empty() && format == OutputFormat::markdown) {
-            io.out << render_markdown(trace, style);
+            render_markdown(trace, style, to_stdout);  // written as made, never held whole
         } else if (cells.empty() && format == OutputFormat::latex) {
-            io.out << render_latex(trace, style);
+            render_latex(trace, style, to_stdout);
         } else if (cells.empty()) {
             if (o.present) {
                 io.err << "attn: note: --present needs a terminal on stdin and stdout (here "
@@ -375,7 +373,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
                                                                          : "neither is one")
                        << "); printing the whole walk-through\n";
             }
-            io.out << render_text(trace, style);
+            render_text(trace, style, to_stdout);
         } else {
             io.out << render_summary(trace, style);
             for (const auto& cell : cells) {

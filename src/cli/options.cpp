@@ -159,8 +159,7 @@ InputSpec to_spec(const ExplainOptions& o) {
         spec.scale_by = ScaleBy::none;
     }
     spec.softmax_over = choice<SoftmaxOver>(Field::softmax_over, o.softmax_over);
-    spec.max_memory =
-        o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
+    spec.max_memory = max_memory_of(o.max_memory);
     spec.embeddings_path = non_empty(o.embeddings);
     spec.weights_path = non_empty(o.weights);
     spec.model_path = non_empty(o.model);
@@ -205,6 +204,10 @@ std::size_t parse_bytes(Field field, const std::string& text) {
                                 shown(text)));
     }
     return value << shift;
+}
+
+std::size_t max_memory_of(const std::string& text) {
+    return text.empty() ? default_max_memory : parse_bytes(Field::max_memory, text);
 }
 
 }  // namespace attn::cli

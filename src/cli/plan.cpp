@@ -9,6 +9,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/tokenizer.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/model_file.hpp"
 
 namespace attn {
@@ -124,10 +125,9 @@ std::string described_for(const std::string& description, const std::string& pat
     if (changes.empty()) {
         return description;
     }
-    return fmt::format(
-        "{} [the words of {}, for its own settings; with {} they may not hold "
-        "here]",
-        description, std::filesystem::path(path).filename().string(), listed(changes));
+    return fmt::format("{} [the words of {}, written for its own settings, which {} {} here]",
+                       description, std::filesystem::path(path).filename().string(),
+                       listed(changes), changes.size() == 1 ? "changes" : "change");
 }
 
 // A lesson that starts from Q, K and V (--qkv): one head, no embeddings, weights, positions
@@ -208,7 +208,7 @@ Loaded assemble_qkv(const InputSpec& spec, const QkvFile& file, const std::optio
         }
         in.tokens_named = true;
     }
-    check_memory(c, n, spec.max_memory);
+    check_memory(c, n, budget_now(spec.max_memory));
     if (file.description) {
         in.description = described_for(*file.description, file.path, spec, c, std::nullopt,
                                        file.mask.value_or(MaskKind::none), PositionKind::none);
@@ -372,7 +372,8 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
         c.n_pad = *pad_to - n_real;
     }
 
-    check_memory(c, n_real + c.n_pad, spec.max_memory);  // before anything large is allocated
+    // before anything large is allocated, with what the files read take already
+    check_memory(c, n_real + c.n_pad, budget_now(spec.max_memory));
 
     Input& in = out.input;
     // tokens, and seeded numbers for what no file gives

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <exception>
 #include <numeric>
+#include <utility>
 
 #include "attn/core/limits.hpp"
 #include "attn/core/ops.hpp"
@@ -93,10 +94,10 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
     // scores (T, T) = q (T, d_k) · kᵀ (d_k, T)
     head.scores = matmul_transposed(head.q, head.k);
     const std::string name = config.n_heads > 1 ? "head " + std::to_string(h + 1) + ": " : "";
-    check_finite(head.q, name + "Q", t.tokens, head.q_labels, input);
-    check_finite(head.k, name + "K", t.tokens, head.k_labels, input);
-    check_finite(head.v, name + "V", t.tokens, head.v_labels, input);
-    check_finite(head.scores, name + "S", t.tokens, t.tokens, input);
+    check_finite(head.q, name + "Q", t.tokens, head.q_labels, t, input);
+    check_finite(head.k, name + "K", t.tokens, head.k_labels, t, input);
+    check_finite(head.v, name + "V", t.tokens, head.v_labels, t, input);
+    check_finite(head.scores, name + "S", t.tokens, t.tokens, t, input);
 
     // scaled scores, masked scores and weights (T, T), as the trace's rule says
     const Mask* mask = t.mask ? &*t.mask : nullptr;
@@ -116,11 +117,15 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
             head.all_masked = !w.empty.empty();
             break;
     }
-    check_finite(head.scaled_scores, name + "S′", t.tokens, t.tokens, input);
-    head.variance_q = variance(head.q);
-    head.variance_k = variance(head.k);
-    head.variance_scores = variance(head.scores);
-    head.variance_scaled = variance(head.scaled_scores);
+    check_finite(head.scaled_scores, name + "S′", t.tokens, t.tokens, t, input);
+    head.variance_q = variance_of(head.q);
+    head.variance_k = variance_of(head.k);
+    head.variance_scores = variance_of(head.scores);
+    head.variance_scaled = variance_of(head.scaled_scores);
+    head.variance_right_scaled =
+        t.rule.scale_by == ScaleBy::d_k
+            ? head.variance_scaled
+            : variance_of(attention_weights(head.scores, nullptr, t.rule.right(config.d_k)).scaled);
 
     if (t.rule.arith == Arith::hand) {
         // how far the hand rules land from the exact weights
@@ -175,7 +180,7 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
                 head.correct_output_difference, std::abs(right.data()[i] - head.output.data()[i]));
         }
     }
-    check_finite(head.output, name + "Z", t.tokens, head.z_labels, input);
+    check_finite(head.output, name + "Z", t.tokens, head.z_labels, t, input);
     return head;
 }
 
@@ -213,13 +218,17 @@ Input seeded_input(std::string_view sentence, const Config& config, SeedParts pa
 }
 
 Trace explain(const Input& input, const Config& config) {
+    return explain(Input(input), config);
+}
+
+Trace explain(Input&& input, const Config& config) {
     validate(config);
     check_shapes(input, config);
 
     Trace t;
     t.config = config;
     t.rule = weights_rule(config);
-    static_cast<Provenance&>(t) = input;
+    static_cast<Provenance&>(t) = static_cast<const Provenance&>(input);  // its metadata only
     t.qkv_given = input.qkv.has_value();
     t.qkv_path = input.qkv ? input.qkv->path : std::string();
     t.dim_labels = numbered("d", config.d_model);
@@ -230,7 +239,7 @@ Trace explain(const Input& input, const Config& config) {
 
     // Steps 1-3: tokens, embeddings X (T, d_model), weights W_Q, W_K (d_model, H·d_k),
     // W_V (d_model, H·d_v) and their biases: the inputs, recorded as given.
-    t.x = input.x;
+    t.x = std::move(input.x);
     // X′ (T, d_model) = X + P: the same token at another position gets another vector
     t.x_in = t.x;
     if (!input.positions.empty()) {
@@ -239,12 +248,13 @@ Trace explain(const Input& input, const Config& config) {
             t.x_in.data()[i] += t.positions.data()[i];
         }
     }
-    t.w_q = input.weights.w_q;
-    t.w_k = input.weights.w_k;
-    t.w_v = input.weights.w_v;
-    t.b_q = input.weights.b_q;
-    t.b_k = input.weights.b_k;
-    t.b_v = input.weights.b_v;
+    // the weights are the input's, moved: a checkpoint's are megabytes
+    t.w_q = std::move(input.weights.w_q);
+    t.w_k = std::move(input.weights.w_k);
+    t.w_v = std::move(input.weights.w_v);
+    t.b_q = std::move(input.weights.b_q);
+    t.b_k = std::move(input.weights.b_k);
+    t.b_v = std::move(input.weights.b_v);
     // the mask (T, T): causal or a file's, and-ed with the padding (no one attends to <pad>)
     const std::size_t n_tokens = t.tokens.size();
     if (input.mask) {
@@ -305,8 +315,8 @@ Trace explain(const Input& input, const Config& config) {
                 }
             }
         }
-        t.w_o = input.weights.w_o;
-        t.b_o = input.weights.b_o;
+        t.w_o = std::move(input.weights.w_o);
+        t.b_o = std::move(input.weights.b_o);
         t.output = matmul(t.concat, t.w_o);
         add_bias(t.output, t.b_o);
         for (std::size_t h = 0; h < config.n_heads; ++h) {
@@ -314,7 +324,7 @@ Trace explain(const Input& input, const Config& config) {
             t.concat_labels.insert(t.concat_labels.end(), labels.begin(), labels.end());
         }
         t.out_labels = numbered("o", config.d_model);
-        check_finite(t.output, "O", t.tokens, t.out_labels, input);
+        check_finite(t.output, "O", t.tokens, t.out_labels, t, input);
     } else {
         t.output = t.heads.front().output;
     }

@@ -96,7 +96,7 @@ HeadGrads head_backward(const Trace& t, const Head& head, Matrix d_output) {
 // The input that gives the trace's numbers, with the weights of `b` after the update.
 Input updated_input(const Trace& t, const Backward& b) {
     Input in;
-    static_cast<Provenance&>(in) = t;
+    static_cast<Provenance&>(in) = static_cast<const Provenance&>(t);  // its metadata only
     in.x = t.x;
     in.positions = t.positions;
     in.mask = t.mask;  // already with its padding; and-ing it again changes nothing

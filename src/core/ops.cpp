@@ -291,15 +291,41 @@ std::vector<double> row_sums(const Matrix& a) {
     return sums;
 }
 
+namespace {
+
+// The power of two 2^e with the largest |x| of `xs` (finite ones) in [0.5, 1) once divided by
+// it (0 when there is none, or all are 0). Dividing by a power of two is exact, so sums of
+// squares of the scaled numbers cannot overflow and, scaled back, are the same bits as the
+// plain sums wherever those do not overflow.
+template <typename Numbers>
+int scale_exponent(const Numbers& xs) {
+    double largest = 0.0;
+    for (double x : xs) {
+        if (std::isfinite(x)) {
+            largest = std::max(largest, std::abs(x));
+        }
+    }
+    int e = 0;
+    if (largest > 0.0) {
+        std::frexp(largest, &e);
+    }
+    return e;
+}
+
+}  // namespace
+
 std::vector<double> row_norms(const Matrix& a) {
     std::vector<double> out;
     out.reserve(a.rows());
     for (std::size_t r = 0; r < a.rows(); ++r) {
+        // ‖row‖ = 2^e · ‖row / 2^e‖: finite whenever the row is, even past 1e154
+        const int e = scale_exponent(a.row(r));
         double ss = 0.0;
         for (double x : a.row(r)) {
-            ss += x * x;
+            const double y = std::ldexp(x, -e);
+            ss += y * y;
         }
-        out.push_back(std::sqrt(ss));
+        out.push_back(std::ldexp(std::sqrt(ss), e));
     }
     return out;
 }
@@ -325,26 +351,34 @@ void add_bias(Matrix& m, const Matrix& b) {
     }
 }
 
-double variance(const Matrix& a) {
+double Variance::value() const noexcept {
+    return std::ldexp(scaled, exponent);
+}
+
+Variance variance_of(const Matrix& a) {
+    // of the entries divided by 2^e (exactly), so that neither the sum nor the squares overflow
+    // however large the entries are; the variance is then 2^(2e) times that
+    const int e = scale_exponent(a.data());
     double sum = 0.0;
     std::size_t n = 0;
     for (double x : a.data()) {
         if (std::isfinite(x)) {
-            sum += x;
+            sum += std::ldexp(x, -e);
             ++n;
         }
     }
     if (n == 0) {
-        return 0.0;
+        return {};
     }
     const double mean = sum / static_cast<double>(n);
     double ss = 0.0;
     for (double x : a.data()) {
         if (std::isfinite(x)) {
-            ss += (x - mean) * (x - mean);
+            const double d = std::ldexp(x, -e) - mean;
+            ss += d * d;
         }
     }
-    return ss / static_cast<double>(n);
+    return {ss / static_cast<double>(n), 2 * e};
 }
 
 }  // namespace attn

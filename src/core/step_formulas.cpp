@@ -65,7 +65,7 @@ Formula embeddings() {
     return call("X", "embed", "tokens");
 }
 
-Formula positions(const Trace& t) {
+Formula positions(const Trace& t, bool columns) {
     Formula f;
     if (t.config.positions != PositionKind::sinusoidal) {
         f.sym(sym("P")).op(Op::equals).word("positions from").word(t.positions_source.path);
@@ -74,11 +74,12 @@ Formula positions(const Trace& t) {
     const auto entry = [&](std::string column, std::string fn) {
         Formula exponent;
         exponent.num("2i").op(Op::tight).sym(d("model"));
+        // P[pos, 2i]: a row per position; in the column layout P[2i, pos], a column per position
         f.sym(sym("P"))
             .open(Bracket::index)
-            .num("pos")
+            .num(columns ? column : "pos")
             .op(Op::comma)
-            .num(std::move(column))
+            .num(columns ? "pos" : std::move(column))
             .close(Bracket::index)
             .op(Op::equals)
             .apply(std::move(fn), Formula()

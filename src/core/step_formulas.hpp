@@ -24,8 +24,9 @@ Formula named_tokens();
 Formula bpe_tokens();
 /// X = embed(tokens).
 Formula embeddings();
-/// P[pos, 2i] = sin(pos / 10000^(2i/d_model)), ..., or P = positions from FILE.
-Formula positions(const Trace& t);
+/// P[pos, 2i] = sin(pos / 10000^(2i/d_model)), ... (P[2i, pos] in the column layout), or
+/// P = positions from FILE.
+Formula positions(const Trace& t, bool columns);
 /// X′ = X + P.
 Formula with_positions(const Symbol& x_in);
 /// W_Q_2 = W_Q[:, 3:6]: one head's columns of a weight matrix.

@@ -172,9 +172,9 @@ void gpt2_before(StepList& list, const Trace& t, const Gpt2Walk& g) {
             .apply("mean", Formula().apply("square", Formula().sym(h).op(Op::minus).sym(sym("μ"))))
             .word("row by row"),
         {shape_of(g.residual)}, g.ln_variance, tokens, g.variance_label);
-    list.input("ln_1.weight", n + "d", StepOp::ln_gamma, sym("γ"), g.ln_gamma, t.bias_label,
+    list.input("ln_1.weight", n + "d", StepOp::ln_gamma, sym("γ"), g.ln_gamma, g.gamma_label,
                t.dim_labels);
-    list.input("ln_1.bias", n + "e", StepOp::ln_beta, sym("β"), g.ln_beta, t.bias_label,
+    list.input("ln_1.bias", n + "e", StepOp::ln_beta, sym("β"), g.ln_beta, g.beta_label,
                t.dim_labels);
     list.matrix("ln_1", n + "f", StepOp::ln_output, sym("X"),
                 equals(sym("X"))
@@ -272,8 +272,8 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
     }
     const Symbol x_in = positions ? primed(sym("X")) : sym("X");
     if (positions) {
-        list.matrix("positions", "2b", StepOp::positions, sym("P"), formula::positions(t), {},
-                    t.positions, tokens, t.dim_labels);
+        list.matrix("positions", "2b", StepOp::positions, sym("P"), formula::positions(t, columns),
+                    {}, t.positions, tokens, t.dim_labels);
         list.matrix("with_positions", "2c", StepOp::with_positions, x_in,
                     formula::with_positions(x_in), {shape_of(t.x), shape_of(t.positions)}, t.x_in,
                     tokens, t.dim_labels)

@@ -53,6 +53,14 @@ AnswerSheet read_answers(const std::string& path, std::size_t max_memory) {
             const Value& row = rows.items[i];
             r.expect_type(row, index(where, i), Type::array, "an array of numbers");
             std::vector<Answer> cells;
+            if (const auto* numbers = row.items.numbers()) {
+                // a row answered in full is held compactly by the reader: no Value per number
+                for (const double x : *numbers) {
+                    cells.push_back({.kind = Answer::Kind::number, .value = x});
+                }
+                matrix.push_back(std::move(cells));
+                continue;
+            }
             for (std::size_t j = 0; j < row.items.size(); ++j) {
                 const Value& cell = row.items[j];
                 Answer a;
@@ -63,11 +71,12 @@ AnswerSheet read_answers(const std::string& path, std::size_t max_memory) {
                            (cell.text == "-inf" || cell.text == "−∞" || cell.text == "-∞")) {
                     a.kind = Answer::Kind::minus_infinity;
                 } else if (!cell.is(Type::null)) {
-                    r.fail(cell, index(index(where, i), j),
-                           fmt::format("found {}{}, expected a number, \"-inf\" or null (not yet "
-                                       "answered)",
-                                       json::describe(cell.type),
-                                       cell.is(Type::string) ? " \"" + cell.text + "\"" : ""));
+                    r.fail(
+                        cell, index(index(where, i), j),
+                        fmt::format("found {}{}, expected a number, \"-inf\" or null (not yet "
+                                    "answered)",
+                                    json::describe(cell.type),
+                                    cell.is(Type::string) ? " \"" + shown(cell.text) + "\"" : ""));
                 }
                 cells.push_back(a);
             }

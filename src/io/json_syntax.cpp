@@ -140,7 +140,7 @@ void Syntax::too_deep(std::size_t at) const {
          "a flatter file");
 }
 
-void Syntax::too_much_memory(std::size_t at, std::size_t need, std::size_t limit) const {
+void Syntax::too_much_memory(std::size_t at, std::size_t need, const MemoryBudget& budget) const {
     const auto place = line_column(text_, at);
     // what the whole file would take, at the rate of the part read so far
     const long double whole = static_cast<long double>(need) *
@@ -151,12 +151,12 @@ void Syntax::too_much_memory(std::size_t at, std::size_t need, std::size_t limit
                            : std::max(need, static_cast<std::size_t>(whole));
     throw Error(
         ErrorKind::input, Field::max_memory,
-        fmt::format("{}:{}:{}: reading this file needs more memory than {} {} allows: "
-                    "{} for its text and the values up to here, expected a file whose "
-                    "values fit in it\n  hint: at this rate the whole file needs about "
-                    "{}; raise the limit ({} {}) or give a smaller file",
-                    file_, place.line, place.column, subject, human_bytes(limit), human_bytes(need),
-                    human_bytes(guess), subject, enough_memory(guess + guess / 8)));
+        fmt::format("{}:{}:{}: reading this file needs more memory than {}: {} for its text "
+                    "and the values up to here, expected a file whose values fit in it\n  "
+                    "hint: at this rate the whole file needs about {}; raise the limit ({} {}) "
+                    "or give a smaller file",
+                    file_, place.line, place.column, budget.allows(), human_bytes(need),
+                    human_bytes(guess), subject, enough_memory(guess + guess / 8 + budget.held)));
 }
 
 void Syntax::duplicate_key(std::size_t at, std::string_view key) const {

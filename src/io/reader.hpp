@@ -21,6 +21,7 @@
 #include "attn/core/matrix.hpp"
 #include "attn/core/model.hpp"
 #include "attn/core/tokenizer.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/json_reader.hpp"
 
 namespace attn::reader {

@@ -143,10 +143,16 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         plain.width = 100;
         for (const auto& step : steps) {
             const auto base = base_id(step.id);
+            // the computed steps: a head's, the backward pass's, and a checkpoint's own sums
+            // (the embeddings, LayerNorm, the residual stream)
+            const bool gpt2_sum =
+                step.op == StepOp::gpt2_embeddings || step.op == StepOp::ln_mean ||
+                step.op == StepOp::ln_variance || step.op == StepOp::ln_output ||
+                step.op == StepOp::residual_attn || step.op == StepOp::residual_mlp;
             if (step.kind == StepKind::tokens || step.kind == StepKind::mask ||
                 !(base == "Q" || base == "K" || base == "V" || base == "scores" ||
                   base == "scaled_scores" || base == "masked_scores" || base == "weights" ||
-                  base == "output" || is_backward(step.op))) {
+                  base == "output" || is_backward(step.op) || gpt2_sum)) {
                 continue;
             }
             for (std::size_t r = 0; r < step.shape.rows; ++r) {
@@ -195,11 +201,15 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
         out += fmt::format("<section class=\"step\" id=\"step-{}\" data-step=\"{}\">\n",
                            html(step.id), html(step.id));
-        out += fmt::format("<h2>{} · {}{} <span class=\"formula\">{}</span></h2>\n",
-                           html(step.number), html(head), html(lesson::title(trace, step)),
-                           step.kind == StepKind::tokens
-                               ? ""
-                               : html(notation::symbol(step.symbol, notation::Style::unicode)));
+        // a checkpoint's step names the tensor its numbers come from, as the text does
+        const std::string tensor = lesson::gpt2_tensor(trace, step);
+        out += fmt::format(
+            "<h2>{} · {}{} <span class=\"formula\">{}</span>{}</h2>\n", html(step.number),
+            html(head), html(lesson::title(trace, step)),
+            step.kind == StepKind::tokens
+                ? ""
+                : html(notation::symbol(step.symbol, notation::Style::unicode)),
+            tensor.empty() ? "" : " <span class=\"tensor\">[" + html(tensor) + "]</span>");
         out += fmt::format("<p class=\"formula\">{}</p>\n",
                            html(notation::formula(step.formula, notation::Style::unicode)));
         const auto notes = lesson::notes(trace, step, style.precision);

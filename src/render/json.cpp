@@ -19,6 +19,7 @@
 #include "attn/core/parallel.hpp"
 #include "attn/render/render.hpp"
 #include "attn/version.hpp"
+#include "json_out.hpp"
 #include "json_text.hpp"
 #include "lesson.hpp"
 #include "notation.hpp"
@@ -26,63 +27,8 @@
 namespace attn {
 namespace {
 
-class JsonOut {
-  public:
-    explicit JsonOut(const Sink& sink) : sink_(sink) { buf_.reserve(chunk + 4096); }
-    JsonOut(const JsonOut&) = delete;
-    JsonOut& operator=(const JsonOut&) = delete;
-    JsonOut(JsonOut&&) = delete;
-    JsonOut& operator=(JsonOut&&) = delete;
-    ~JsonOut() = default;
-
-    void raw(std::string_view s) {
-        if (s.size() >= chunk) {  // a large piece goes to the sink as it is, not copied
-            flush();
-            sink_(s);
-            return;
-        }
-        buf_ += s;
-        if (buf_.size() >= chunk) {
-            flush();
-        }
-    }
-    void flush() {
-        if (!buf_.empty()) {
-            sink_(buf_);
-            buf_.clear();
-        }
-    }
-    void string(std::string_view s) { json_text::append_string(buf_, s); }
-    void number(double x) { json_text::append_number(buf_, x); }
-    void value(std::string_view s) { string(s); }
-    void value(double x) { number(x); }
-    void integer(std::size_t n) { fmt::format_to(std::back_inserter(buf_), "{}", n); }
-    void key(std::string_view indent, std::string_view k) {
-        raw(indent);
-        string(k);
-        raw(": ");
-    }
-
-  private:
-    static constexpr std::size_t chunk = 1U << 16U;
-    const Sink& sink_;
-    std::string buf_;
-};
-
-// [a, b, c]: an array of strings or of numbers, on one line.
-template <typename Items>
-void array(JsonOut& j, const Items& items) {
-    j.raw("[");
-    bool first = true;
-    for (const auto& item : items) {
-        if (!first) {
-            j.raw(", ");
-        }
-        first = false;
-        j.value(item);
-    }
-    j.raw("]");
-}
+using json_out::array;
+using json_out::JsonOut;
 
 void source(JsonOut& j, const Source& s) {
     j.raw("{\"kind\": ");
@@ -314,6 +260,10 @@ void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
     }
     j.key(in, "title");
     j.string(lesson::title(t, step));
+    if (const std::string tensor = lesson::gpt2_tensor(t, step); !tensor.empty()) {
+        j.key(in, "tensor");  // a checkpoint's step: the tensor its numbers come from
+        j.string(tensor);
+    }
     j.key(in, "symbol");
     j.string(notation::symbol(step.symbol, notation::Style::unicode));
     j.key(in, "formula");

@@ -34,8 +34,9 @@ std::string cell(const Step& s, std::size_t r, std::size_t c, int precision) {
 
 }  // namespace
 
-std::string render_markdown(const Trace& trace, const TextStyle& style) {
-    std::string out = "# Self-attention, step by step\n\n";
+void render_markdown(const Trace& trace, const TextStyle& style, const Sink& sink) {
+    toolkit::Spool out(sink);  // a step at a time, never the whole walk-through
+    out += "# Self-attention, step by step\n\n";
     // "- **sentence**: ..."; its further sentences continue the item
     out += lesson::summary_list(trace, md, "- **", "**: ");
     for (const Step* step_ptr : toolkit::visible_steps(trace, style.steps)) {
@@ -99,7 +100,11 @@ std::string render_markdown(const Trace& trace, const TextStyle& style) {
     for (const auto& w : lesson::warnings(trace)) {
         out += "\n**Warning:** " + md(w) + "\n";
     }
-    return out;
+    out.flush();
+}
+
+std::string render_markdown(const Trace& trace, const TextStyle& style) {
+    return toolkit::collect([&](const Sink& sink) { render_markdown(trace, style, sink); });
 }
 
 }  // namespace attn

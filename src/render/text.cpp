@@ -1,6 +1,7 @@
 // The terminal walk-through: every step of teaching_steps() as a heading, its formula and
 // shapes, an explanation and its matrix (matrix_text.cpp), page by page.
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include <fmt/format.h>
@@ -176,7 +177,12 @@ std::string render_summary(const Trace& trace, const TextStyle& style) {
     return w.take();
 }
 
-std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& style) {
+namespace {
+
+// Hands the walk-through to `emit` a page at a time: the header, then one page per step (the
+// warnings end the last page).
+void write_pages(const Trace& trace, const TextStyle& style,
+                 const std::function<void(TextPage&&)>& emit) {
     Writer w(style);
     print_summary(w, trace);
     if (style.layout == Layout::col) {
@@ -187,8 +193,12 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
             "scores Kᵀ · Q have a row per key and a column per query, and softmax runs down "
             "each column.");
     }
-    std::vector<TextPage> pages;
-    pages.push_back({"", "", w.take()});
+    // a page is handed over when the next is made: the warnings go at the end of the last
+    TextPage page{"", "", w.take()};
+    const auto next = [&](std::string title, std::string number, std::string text) {
+        emit(std::move(page));
+        page = {std::move(title), std::move(number), std::move(text)};
+    };
 
     for (const Step* step : toolkit::visible_steps(trace, style.steps, style.layout)) {
         // --head N: the other heads in brief, their attention weights only
@@ -200,7 +210,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
             // a checkpoint's heads without --head: side by side before the concatenation
             if (step->head == trace.heads.size() && step->op == StepOp::output) {
                 print_heads_side_by_side(w, trace);
-                pages.push_back({w.text("Every head, side by side"), "", w.take()});
+                next(w.text("Every head, side by side"), "", w.take());
             }
             continue;
         }
@@ -216,7 +226,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
                         "", "2");
             w.line();
             print_matrix(w, *step);
-            pages.push_back({w.text(lesson::heading(trace, *step)), step->number, w.take()});
+            next(w.text(lesson::heading(trace, *step)), step->number, w.take());
             continue;
         }
         const auto notes = lesson::notes(trace, *step, style.precision);
@@ -238,7 +248,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
                 w.paragraph(note);
             }
         }
-        pages.push_back({w.text(lesson::heading(trace, *step)), step->number, w.take()});
+        next(w.text(lesson::heading(trace, *step)), step->number, w.take());
     }
     const auto warnings = lesson::warnings(trace);
     if (!warnings.empty()) {
@@ -246,17 +256,25 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
         for (const auto& warning : warnings) {
             w.paragraph("warning: " + warning);
         }
-        pages.back().text += w.take();
+        page.text += w.take();
     }
+    emit(std::move(page));
+}
+
+}  // namespace
+
+std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& style) {
+    std::vector<TextPage> pages;
+    write_pages(trace, style, [&pages](TextPage&& page) { pages.push_back(std::move(page)); });
     return pages;
 }
 
+void render_text(const Trace& trace, const TextStyle& style, const Sink& sink) {
+    write_pages(trace, style, [&sink](TextPage&& page) { sink(page.text); });
+}
+
 std::string render_text(const Trace& trace, const TextStyle& style) {
-    std::string out;
-    for (const auto& page : render_text_pages(trace, style)) {
-        out += page.text;
-    }
-    return out;
+    return toolkit::collect([&](const Sink& sink) { render_text(trace, style, sink); });
 }
 
 }  // namespace attn

@@ -70,8 +70,37 @@ bool is_whole(double x) noexcept {
     return std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
 }
 
+std::string format_number(const Variance& value, int precision, bool unicode) {
+    const double x = value.value();
+    const bool too_small = value.scaled > 0.0 && x < 0.5 * std::pow(10.0, -precision);
+    if (std::isfinite(x) && !too_small) {
+        return format_number(x, precision, unicode);
+    }
+    if (std::isfinite(x) && x > 0.0) {  // 1e-9 is not 0.0000: as the worked arithmetic writes it
+        return fmt::format("{:.{}e}", x, std::max(precision, 1));
+    }
+    // past the largest double, or below the smallest: m · 10^e, from log10 of scaled · 2^exponent
+    const double lg = std::log10(value.scaled) + value.exponent * std::log10(2.0);
+    double e = std::floor(lg);
+    std::string digits = fmt::format("{:.{}f}", std::pow(10.0, lg - e), std::max(precision, 1));
+    if (digits.starts_with("10")) {  // 9.99996 rounded up to 10.0000: 1.0000 and e + 1
+        e += 1.0;
+        digits = fmt::format("{:.{}f}", 1.0, std::max(precision, 1));
+    }
+    return fmt::format("{}e{}{:02}", digits, e < 0 ? '-' : '+',
+                       static_cast<long long>(std::abs(e)));
+}
+
 std::string format_tidy(double value, int precision, bool unicode) {
     return format_number(value, is_whole(value) ? 0 : precision, unicode);
+}
+
+std::string format_checkable(double value, int precision, bool unicode) {
+    if (value != 0.0 && std::isfinite(value) &&
+        std::abs(value) < 0.5 * std::pow(10.0, -precision)) {
+        return fmt::format("{:.{}e}", value, std::max(precision, 1));
+    }
+    return format_tidy(value, precision, unicode);
 }
 
 std::string to_ascii(std::string_view text) {
@@ -121,18 +150,45 @@ std::string html(std::string_view text) {
 }
 
 std::string latex_text(std::string_view text) {
-    static constexpr std::array<Glyph, 31> glyphs{{
-        {"│", "$|$"},        {"Σ", "$\\Sigma$"},  {"−∞", "$-\\infty$"},
-        {"∞", "$\\infty$"},  {"·", "$\\cdot$"},   {"ᵀ", "$^\\top$"},
-        {"√", "$\\surd$"},   {"×", "$\\times$"},  {"→", "$\\to$"},
-        {"…", "\\dots{}"},   {"≤", "$\\le$"},     {"≥", "$\\ge$"},
-        {"≈", "$\\approx$"}, {"−", "$-$"},        {"′", "$'$"},
-        {"ₘ", "$_m$"},       {"⌊", "$\\lfloor$"}, {"⌋", "$\\rfloor$"},
-        {"\u00A0", "~"},     {"—", "---"},        {"–", "--"},
-        {"‘", "`"},          {"’", "'"},          {"“", "``"},
-        {"”", "''"},         {"⋮", "$\\vdots$"},  {"∂", "$\\partial$"},
-        {"η", "$\\eta$"},    {"⊙", "$\\odot$"},   {"←", "$\\leftarrow$"},
+    static constexpr std::array<Glyph, 38> glyphs{{
+        {"│", "$|$"},
+        {"Σ", "$\\Sigma$"},
+        {"−∞", "$-\\infty$"},
+        {"∞", "$\\infty$"},
+        {"·", "$\\cdot$"},
+        {"ᵀ", "$^\\top$"},
+        {"√", "$\\surd$"},
+        {"×", "$\\times$"},
+        {"→", "$\\to$"},
+        {"…", "\\dots{}"},
+        {"≤", "$\\le$"},
+        {"≥", "$\\ge$"},
+        {"≈", "$\\approx$"},
+        {"−", "$-$"},
+        {"′", "$'$"},
+        {"ₘ", "$_m$"},
+        {"⌊", "$\\lfloor$"},
+        {"⌋", "$\\rfloor$"},
+        {"\u00A0", "~"},
+        {"—", "---"},
+        {"–", "--"},
+        {"‘", "`"},
+        {"’", "'"},
+        {"“", "``"},
+        {"”", "''"},
+        {"⋮", "$\\vdots$"},
+        {"∂", "$\\partial$"},
+        {"η", "$\\eta$"},
+        {"⊙", "$\\odot$"},
+        {"←", "$\\leftarrow$"},
         {"²", "$^2$"},
+        {"θ", "$\\theta$"},
+        {"γ", "$\\gamma$"},
+        {"β", "$\\beta$"},
+        {"μ", "$\\mu$"},
+        {"σ", "$\\sigma$"},
+        {"ε", "$\\varepsilon$"},
+        {"≠", "$\\neq$"},
     }};
     return replace_glyphs(shown(text), glyphs, [](std::string& out, char ch) {
         switch (ch) {

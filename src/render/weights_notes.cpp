@@ -99,17 +99,6 @@ std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
     return lines;
 }
 
-// Whether every weight sum in `sums` is 1 (to the last few bits), skipping `empty` ones.
-bool all_one(const std::vector<double>& sums, const std::vector<std::size_t>& empty) {
-    for (std::size_t i = 0; i < sums.size(); ++i) {
-        if (std::find(empty.begin(), empty.end(), i) == empty.end() &&
-            std::abs(sums[i] - 1.0) > 1e-12) {
-            return false;
-        }
-    }
-    return true;
-}
-
 std::string range_of(const std::vector<double>& xs, int precision) {
     const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
     return *lo == *hi ? format_number(*lo, precision, true)
@@ -133,6 +122,18 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
                                                           "(see the warning at the end).")));
         return;
     }
+    if (head.all_masked) {
+        n.after.emplace_back(
+            "Every cell is masked, so there is no weight to share out (see the warning at the "
+            "end).");
+        return;
+    }
+    // the sums of a wrong softmax can still all be 1 (equal scores, a single query): then the
+    // sums do not show the mistake, and saying "instead of 1" would be false
+    const std::string sums_hide = fmt::format(
+        "Here every query's weights happen to sum to 1 all the same, so the sums do not show the "
+        "mistake; step {}′ compares the weights themselves.",
+        step.number);
     if (t.rule.over == SoftmaxOver::columns) {
         std::string keys = "each key's weights sum to 1";
         if (!head.empty_columns.empty()) {
@@ -146,11 +147,20 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
                 "from and which gets no weight at all",
                 blocked.size() == 1 ? "key" : "keys", listed(blocked));
         }
+        if (all_one(mine, {})) {
+            n.after.push_back(fmt::format("Softmax over each key: {}. {}", keys, sums_hide));
+            return;
+        }
         n.after.push_back(fmt::format(
             "What went wrong: {}; a query's weights sum to {}, not 1: a token no longer shares "
             "out exactly all of its attention.",
             keys, range_of(mine, precision)));
     } else if (t.rule.over == SoftmaxOver::all) {
+        if (all_one(mine, {})) {
+            n.after.push_back(fmt::format("All {} weights together sum to 1. {}",
+                                          head.attention.size(), sums_hide));
+            return;
+        }
         const auto top =
             static_cast<std::size_t>(std::max_element(mine.begin(), mine.end()) - mine.begin());
         // the smallest weight of a cell the mask lets through (a masked cell's 0 is no news)

@@ -29,11 +29,18 @@ std::string Why::render() {
     const std::string row = toolkit::terminal(rows[i]);
     const std::string col = toolkit::terminal(cols[j]);
     // the loss is one number, L; an updated weight keeps its symbol, so the title says it
+    // a vector is named by one index: a bias, LayerNorm's γ and β by their column, each
+    // token's mean and variance by its token
+    const bool by_column = step.op == StepOp::b_q || step.op == StepOp::b_k ||
+                           step.op == StepOp::b_v || step.op == StepOp::b_o ||
+                           step.op == StepOp::ln_gamma || step.op == StepOp::ln_beta;
+    const bool by_row = step.op == StepOp::ln_mean || step.op == StepOp::ln_variance;
     const std::string where =
-        step.op == StepOp::loss
-            ? std::string()
-            : fmt::format("[{}, {}]", toolkit::terminal(step.row_labels[cell_.row]),
-                          toolkit::terminal(step.col_labels[cell_.col]));
+        step.op == StepOp::loss ? std::string()
+        : by_column             ? fmt::format("[{}]", toolkit::terminal(step.col_labels[cell_.col]))
+        : by_row                ? fmt::format("[{}]", toolkit::terminal(step.row_labels[cell_.row]))
+                 : fmt::format("[{}, {}]", toolkit::terminal(step.row_labels[cell_.row]),
+                               toolkit::terminal(step.col_labels[cell_.col]));
     const std::string title =
         fmt::format("Why is {}{} = {}{}?", notation::symbol(step.symbol, notation::Style::unicode),
                     where, num(value), step.op == StepOp::update ? " after the update" : "");
@@ -56,7 +63,13 @@ std::string Why::render() {
     }
     const std::string sub = step.head > 0 ? "_" + std::to_string(step.head) : "";
     const std::string x_name = t_.positions.empty() ? "X" : "X′";
-    if (base == "Q" || base == "K" || base == "V") {
+    if ((base == "Q" || base == "K" || base == "V") && t_.qkv_given) {
+        line(
+            fmt::format("{}{}[{}, {}] is an input of the walk-through, read from {} (--qkv), "
+                        "which gives Q, K and V directly: there are no embeddings or weights "
+                        "to compute it from.",
+                        base, sub, shown_row_, shown_col_, toolkit::terminal(t_.qkv_path)));
+    } else if (base == "Q" || base == "K" || base == "V") {
         const Matrix& w = base == "Q" ? head.w_q : base == "K" ? head.w_k : head.w_v;
         const Matrix& bias = base == "Q" ? t_.b_q : base == "K" ? t_.b_k : t_.b_v;
         const std::size_t begin = base == "V" ? head.v_begin : head.k_begin;
@@ -93,6 +106,9 @@ std::string Why::render() {
         }
     } else if (base == "weights") {
         weights(head, i, j, sub, row, col, value);
+    } else if (base == "correct_weights") {
+        correct_weights(head, i, j, notation::symbol(step.symbol, notation::Style::unicode), row,
+                        col, value);
     } else if (base == "output" && (step.head > 0 || !t_.projected)) {
         line(fmt::format(
             "{} is the weighted sum of {} {} of V{}, with {} as the weights:", cell("Z", sub),
@@ -124,17 +140,21 @@ std::string Why::render() {
     } else if (is_backward(step.op)) {
         gradient(step, head, i, j, value);
     } else if (base == "with_positions") {
-        line(fmt::format("X′[{}, {}] = X[{}, {}] + P[{}, {}] = {} + {} = {}.", row, col, row, col,
-                         row, col, num(t_.x(i, j)), num(t_.positions(i, j)), num(value)));
+        // the cell as shown: [d0, This] in the column layout
+        const std::string at = fmt::format("[{}, {}]", shown_row_, shown_col_);
+        line(fmt::format("X′{0} = X{0} + P{0} = {1} + {2} = {3}.", at, num(t_.x(i, j)),
+                         num(t_.positions(i, j)), num(value)));
     } else if (base == "mask") {
         line(value == 1.0
                  ? fmt::format("'{}' may attend to '{}'.", row, col)
                  : fmt::format("'{}' may not attend to '{}'{}.", row, col, blocked_reason(i, j)));
+    } else if (t_.gpt2 && gpt2(step, i, j, value)) {
+        // written by why_gpt2.cpp
     } else {
-        line(
-            fmt::format("{} is an input of the walk-through, not computed from other "
-                        "steps: {}.",
-                        notation::symbol(step.symbol, notation::Style::unicode), source_of(base)));
+        line(fmt::format(
+            "{} is an input of the walk-through, not computed from other "
+            "steps: {}.",
+            notation::symbol(step.symbol, notation::Style::unicode), source_of(base, i)));
     }
     return std::move(out_);
 }
@@ -174,15 +194,72 @@ void Why::scaled(const Head& head, std::size_t i, std::size_t j, const std::stri
             cell_t, cell_s, num(rule.divisor()), num(head.scores(i, j)), num(rule.divisor()),
             num(value), num(rule.divisor()), width, num(rule.sqrt_width())));
     } else {
-        line(fmt::format("Then scaled: {} = {} / √{} = {} / {} = {}.", cell_t, cell_s, width,
-                         num(head.scores(i, j)), num(rule.divisor()), num(value)));
+        // a checkpoint's d_k is GPT-2's d_head, which it does not state: say where it is from
+        const std::string d_head =
+            t_.gpt2 ? fmt::format(", where d_k = d_head = n_embd / n_head = {} / {} = {}",
+                                  t_.gpt2->config.n_embd, t_.gpt2->config.n_head, t_.config.d_k)
+                    : std::string();
+        line(fmt::format("Then scaled: {} = {} / √{} = {} / {} = {}{}.", cell_t, cell_s, width,
+                         num(head.scores(i, j)), num(rule.divisor()), num(value), d_head));
     }
 }
 
 void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
                   const std::string& row, const std::string& col, double value) {
-    const WeightsRule& rule = t_.rule;
     const Matrix& logits = t_.mask ? head.masked_scores : head.scaled_scores;
+    softmax_cell(logits, t_.rule, i, j, std::string(t_.mask ? "S′ₘ" : "S′") + sub, "A" + sub, row,
+                 col, value);
+}
+
+void Why::correct_weights(const Head& head, std::size_t i, std::size_t j, const std::string& a_name,
+                          const std::string& row, const std::string& col, double value) {
+    const WeightsRule right = t_.rule.right(t_.config.d_k);
+    const bool hand = right.arith == Arith::hand;
+    const std::string divisor = hand ? num(right.divisor()) : "√d_k";
+    const std::string done =
+        t_.rule.over != SoftmaxOver::rows
+            ? (t_.rule.over == SoftmaxOver::all ? "the softmax over the whole matrix"
+                                                : "the softmax over each column")
+        : t_.rule.scale_by == ScaleBy::d_model ? "scores divided by √d_model"
+                                               : "scores that were not scaled";
+    line(fmt::format(
+        "{} is a weight of the right rule, shown beside the walk-through's {}: the scores "
+        "divided by {}{}, then the softmax over each row (each query's keys).",
+        cell(a_name, ""), done, divisor,
+        hand ? fmt::format(" (√d_k = {} rounded) and rounded down", num(right.sqrt_width()))
+             : fmt::format(" = {}", num(right.divisor()))));
+    // the scores of this query, scaled by the right rule, and masked as the run masks
+    const std::size_t n = head.scores.rows();
+    Matrix logits(n, n);
+    std::vector<std::string> terms;
+    constexpr std::size_t listed = 12;
+    for (std::size_t r = 0; r < n; ++r) {
+        for (std::size_t c = 0; c < n; ++c) {
+            const bool blocked = t_.mask && !t_.mask->allowed(r, c);
+            logits(r, c) =
+                blocked ? -std::numeric_limits<double>::infinity() : right.scale(head.scores(r, c));
+            if (r == i && c < listed) {
+                const std::string where = toolkit::terminal(t_.tokens[c]);
+                terms.push_back(blocked ? fmt::format("masked: −∞ [{}]", where)
+                                : hand
+                                    ? fmt::format("⌊{} / {}⌋ = {} [{}]", num(head.scores(r, c)),
+                                                  num(right.divisor()), num(logits(r, c)), where)
+                                    : fmt::format("{} / {} = {} [{}]", num(head.scores(r, c)),
+                                                  num(right.divisor()), num(logits(r, c)), where));
+            }
+        }
+    }
+    if (n > listed) {
+        terms.push_back(fmt::format("… and {} more", n - listed));
+    }
+    line(fmt::format("The scores of query '{}', scaled by the right rule (S / {}):", row, divisor));
+    list(terms);
+    softmax_cell(logits, right, i, j, "S / " + divisor, a_name, row, col, value);
+}
+
+void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_t i, std::size_t j,
+                       const std::string& s_name, const std::string& a_name, const std::string& row,
+                       const std::string& col, double value) {
     // the cells softmax normalised together with this one: its row, its column, or all
     std::vector<std::pair<std::size_t, std::size_t>> group;
     if (rule.over == SoftmaxOver::columns) {
@@ -204,7 +281,6 @@ void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::str
     for (const auto& [r, c] : group) {
         max = std::max(max, logits(r, c));
     }
-    const std::string s_name = std::string(t_.mask ? "S′ₘ" : "S′") + sub;
     // the group named without "row" or "column", which the layout would swap
     const std::string axis = columns_ ? "column" : "row";
     const std::string other = columns_ ? "row" : "column";
@@ -228,7 +304,7 @@ void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::str
     line(fmt::format(
         "{} = {}^(s_{} − max) / Σ {}^(s − max), where s runs over {} and max = {} is the "
         "largest of them (subtracted only so that nothing overflows){}.",
-        cell("A", sub), b,
+        cell(a_name, ""), b,
         // the term of this cell: its key's score in a row, its query's in a column
         rule.over == SoftmaxOver::all       ? row + "," + col
         : rule.over == SoftmaxOver::columns ? row
@@ -261,7 +337,7 @@ void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::str
          : rule.over == SoftmaxOver::columns ? "The terms, one per query:"
                                              : "The terms, one per cell:");
     list(terms);
-    line(fmt::format("Σ = {}, so {} = {} / {} = {}.", num(total), cell("A", sub),
+    line(fmt::format("Σ = {}, so {} = {} / {} = {}.", num(total), cell(a_name, ""),
                      num(rule.power(logits(i, j) - max)), num(total), num(value)));
 }
 
@@ -279,12 +355,28 @@ std::string Why::blocked_reason(std::size_t i, std::size_t j) const {
     return "";
 }
 
-std::string Why::source_of(std::string_view base) const {
+std::string Why::source_of(std::string_view base, std::size_t i) const {
     const auto describe = [&](const Source& s) {
         return s.kind == Source::Kind::file ? "read from " + toolkit::terminal(s.path)
                                             : fmt::format("seeded from --seed {}", t_.config.seed);
     };
     if (base == "embeddings") {
+        // a row of X: padding is zeros, a token missing from the file was seeded
+        const std::string& token = t_.tokens[i];
+        if (t_.config.n_pad > 0 && i >= t_.tokens.size() - t_.config.n_pad) {
+            return fmt::format(
+                "row '{}' is padding (--pad-to), and a padding token's vector "
+                "is all zeros: it carries no information",
+                toolkit::terminal(token));
+        }
+        const auto& seeded = t_.embeddings_source.seeded_tokens;
+        if (std::find(seeded.begin(), seeded.end(), token) != seeded.end()) {
+            return fmt::format(
+                "'{}' is not in {}, so --unknown random gave it a vector seeded "
+                "from --seed {}",
+                toolkit::terminal(token), toolkit::terminal(t_.embeddings_source.path),
+                t_.config.seed);
+        }
         return describe(t_.embeddings_source);
     }
     if (base == "positions") {

@@ -46,7 +46,27 @@ class Why {
 
     [[nodiscard]] std::string blocked_reason(std::size_t i, std::size_t j) const;
 
-    [[nodiscard]] std::string source_of(std::string_view base) const;
+    // Where an input's cell came from; `i` is its row of the matrix (a token for X).
+    [[nodiscard]] std::string source_of(std::string_view base, std::size_t i) const;
+
+    // A cell of the right weights shown beside a mistake (--scale-by, --softmax-over): the
+    // softmax over its row of the scores scaled by √d_k, worked from the same numbers.
+    void correct_weights(const Head& head, std::size_t i, std::size_t j, const std::string& a_name,
+                         const std::string& row, const std::string& col, double value);
+
+    // The softmax of one cell of `logits` under `rule`, term by term; `s_name` names the
+    // logits, `a_name` the weights (A, or A_right).
+    void softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_t i, std::size_t j,
+                      const std::string& s_name, const std::string& a_name, const std::string& row,
+                      const std::string& col, double value);
+
+    // A GPT-2 checkpoint's own steps (why_gpt2.cpp): the embeddings, the layers below, the
+    // residual stream, ln_1, and where each weight is in c_attn and c_proj. False for a step
+    // that is not one of them.
+    bool gpt2(const Step& step, std::size_t i, std::size_t j, double value);
+
+    // The symbol of the step with this id, as shown ("H_1"), or the id when there is none.
+    [[nodiscard]] std::string symbol_of(std::string_view id) const;
 
     // The backward pass's cells (--backward): each gradient from the numbers it is made of.
     void gradient(const Step& step, const Head& head, std::size_t i, std::size_t j, double value);
@@ -63,10 +83,9 @@ class Why {
     // small for the precision in scientific notation, so that the arithmetic stays checkable
     // (1e-12 · 1e-12 is not 0.0000 · 0.0000)
     [[nodiscard]] std::string num(double x) const {
-        if (x != 0.0 && std::isfinite(x) && std::abs(x) < 0.5 * std::pow(10.0, -style_.precision)) {
-            return fmt::format("{:.{}e}", x, std::max(style_.precision, 1));
-        }
-        return format_tidy(x, style_.precision, style_.unicode);
+        // at least prose_digits decimals, like the sentences of the walk-through (narrative):
+        // "3 / 2 = 2" would not be arithmetic a student can check
+        return format_checkable(x, std::max(style_.precision, prose_digits), style_.unicode);
     }
 
     // a(0)·c(0), a(1)·c(1), ..., a(n−1)·c(n−1), added to `terms`: the products a dot product

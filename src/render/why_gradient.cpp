@@ -157,11 +157,13 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
         for (const Head& hd : t_.heads) {
             const HeadGrads& gh = b.heads[hd.index];
             // row i of dQ times row j of W_Q, then K's, then V's
-            for (const auto& [d, w] : {std::pair{&gh.d_q, &hd.w_q}, std::pair{&gh.d_k, &hd.w_k},
-                                       std::pair{&gh.d_v, &hd.w_v}}) {
+            // (a lambda may not capture a structured binding before C++20's P1091, which
+            // clang 14 lacks: the pair is captured whole)
+            for (const auto& dw : {std::pair{&gh.d_q, &hd.w_q}, std::pair{&gh.d_k, &hd.w_k},
+                                   std::pair{&gh.d_v, &hd.w_v}}) {
                 add_products(
-                    terms, w->cols(), [&](std::size_t k) { return (*d)(i, k); },
-                    [&](std::size_t k) { return (*w)(j, k); });
+                    terms, dw.second->cols(), [&](std::size_t k) { return (*dw.first)(i, k); },
+                    [&](std::size_t k) { return (*dw.second)(j, k); });
             }
         }
         sum(terms, value);

@@ -87,14 +87,17 @@ constexpr TableMarkup html_table{
     .end = "</tbody>\n</table>\n",
 };
 
-// The table of a step's values in a markup, its cells left blank when `blank`.
-std::string table(const Step& step, bool blank, int precision, const TableMarkup& m) {
+// The table of a step's values in a markup, its cells left blank when `blank`, written to
+// `out` as it is made (a table of thousands of tokens is far larger than its matrix).
+void table(toolkit::Spool& out, const Step& step, bool blank, int precision, const TableMarkup& m) {
     const auto around = [&](const Around& a, std::string_view text) {
-        return std::string(a.before) + m.escape(text) + std::string(a.after);
+        out += a.before;
+        out += m.escape(text);
+        out += a.after;
     };
-    std::string out(m.start);
+    out += m.start;
     for (const auto& label : step.col_labels) {
-        out += around(m.column, label);
+        around(m.column, label);
     }
     out += m.head;
     for (std::size_t c = 0; c < step.shape.cols; ++c) {
@@ -102,13 +105,17 @@ std::string table(const Step& step, bool blank, int precision, const TableMarkup
     }
     out += m.body;
     for (std::size_t r = 0; r < step.shape.rows; ++r) {
-        out += around(m.row, step.row_labels[r]);
+        around(m.row, step.row_labels[r]);
         for (std::size_t c = 0; c < step.shape.cols; ++c) {
-            out += blank ? std::string(m.blank) : around(m.cell, cell_text(step, r, c, precision));
+            if (blank) {
+                out += m.blank;
+            } else {
+                around(m.cell, cell_text(step, r, c, precision));
+            }
         }
         out += m.row_end;
     }
-    return out + std::string(m.end);
+    out += m.end;
 }
 
 std::string rules(const Trace& t) {
@@ -127,9 +134,9 @@ std::string rules(const Trace& t) {
 
 }  // namespace
 
-std::string render_worksheet(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
-                             const TextStyle& style) {
-    std::string out;
+void render_worksheet(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
+                      const TextStyle& style, const Sink& sink) {
+    toolkit::Spool out(sink);  // a piece at a time: the tables grow with the square of T
     out += answer_key ? "# Self-attention by hand: answer key\n\n"
                       : "# Self-attention by hand: worksheet\n\n";
     out += fmt::format(
@@ -137,7 +144,8 @@ std::string render_worksheet(const Trace& t, const std::vector<std::string>& bla
         "Numbers made by attn with --seed {}.\n\n",
         md_label(t.sentence), t.tokens.size(), t.config.d_model, t.config.d_k, t.config.d_v,
         to_string(t.config.mask), t.config.seed);
-    out += rules(t) + "\n\n";
+    out += rules(t);
+    out += "\n\n";
     if (!answer_key) {
         out +=
             "Fill in the empty cells (______), step by step: each step uses the ones before "
@@ -154,16 +162,15 @@ std::string render_worksheet(const Trace& t, const std::vector<std::string>& bla
             out += toolkit::numbered_tokens(t.tokens, md_label) + "\n";
             continue;
         }
-        out +=
-            table(step, !answer_key && contains(blank, step.id), style.precision, markdown_table);
+        table(out, step, !answer_key && contains(blank, step.id), style.precision, markdown_table);
     }
-    return out;
+    out.flush();
 }
 
-std::string render_worksheet_html(const Trace& t, const std::vector<std::string>& blank,
-                                  bool answer_key, const TextStyle& style) {
-    std::string out =
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
+void render_worksheet_html(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
+                           const TextStyle& style, const Sink& sink) {
+    toolkit::Spool out(sink);
+    out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
     out += answer_key ? "Answer key" : "Worksheet";
     out += ": " + esc(t.sentence) + "</title>\n<style>\n";
     out += assets::worksheet_css;
@@ -196,11 +203,40 @@ std::string render_worksheet_html(const Trace& t, const std::vector<std::string>
             out += "<p>" + toolkit::numbered_tokens(t.tokens, esc) + "</p>\n</div>\n";
             continue;
         }
-        out += table(step, !answer_key && contains(blank, step.id), style.precision, html_table);
+        table(out, step, !answer_key && contains(blank, step.id), style.precision, html_table);
         out += "</div>\n";
     }
     out += "</body>\n</html>\n";
-    return out;
+    out.flush();
+}
+
+std::string render_worksheet(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
+                             const TextStyle& style) {
+    return toolkit::collect(
+        [&](const Sink& sink) { render_worksheet(t, blank, answer_key, style, sink); });
+}
+
+std::string render_worksheet_html(const Trace& t, const std::vector<std::string>& blank,
+                                  bool answer_key, const TextStyle& style) {
+    return toolkit::collect(
+        [&](const Sink& sink) { render_worksheet_html(t, blank, answer_key, style, sink); });
+}
+
+std::size_t answers_template_bytes(const Trace& t, const std::vector<std::string>& blank) {
+    std::size_t cells = 0;
+    std::size_t rows = 0;
+    for (const auto& step : teaching_steps(t)) {
+        if (contains(blank, step.id)) {
+            cells += step.shape.rows * step.shape.cols;
+            rows += step.shape.rows;
+        }
+    }
+    // a null is one Json (16 bytes) in its row's vector, and "null, " in the text (held twice
+    // at the end: the layout's string and the one returned); a row is a Json and its vector
+    constexpr std::size_t per_cell = sizeof(json_layout::Json) + 2 * std::size_t{6};
+    constexpr std::size_t per_row =
+        2 * sizeof(json_layout::Json) + 3 * sizeof(void*) + 2 * std::size_t{8};
+    return cells * per_cell + rows * per_row + (std::size_t{64} << 10U);
 }
 
 std::string render_answers_template(const Trace& t, const std::vector<std::string>& blank) {

@@ -296,3 +296,76 @@ TEST_CASE("cli: attn init refuses a --description that is not UTF-8", "[cli][ini
     CHECK(ok.code == 0);
     CHECK_THAT(ok.out, Catch::Contains("\"description\": \"café lesson\",\n"));
 }
+
+TEST_CASE("cli: --why says where an input's cell came from", "[cli][why]") {
+    const std::string data = std::string(ATTN_SOURCE_DIR) + "/data/examples/";
+    // a --qkv lesson's Q is read from its file: no embeddings or weights, no empty sum
+    const auto qkv = run({"explain", "--qkv", data + "chapter-2x3-qkv.json", "--why", "Q[t0,q0]",
+                          "--color", "never", "--width", "200"});
+    REQUIRE(qkv.code == 0);
+    CHECK_THAT(qkv.out, Catch::Contains("Q[t0, q0] is an input of the walk-through, read from") &&
+                            Catch::Contains("chapter-2x3-qkv.json (--qkv)"));
+    CHECK(qkv.out.find("W_Q") == std::string::npos);
+    CHECK(qkv.out.find("  = \n") == std::string::npos);
+    // a padding row is zeros, not "seeded from --seed 42"
+    const auto pad = run({"explain", "This is book", "--pad-to", "4", "--why", "embeddings[3,d0]",
+                          "--color", "never", "--width", "200"});
+    REQUIRE(pad.code == 0);
+    CHECK_THAT(pad.out, Catch::Contains("row '<pad>' is padding (--pad-to)") &&
+                            Catch::Contains("all zeros"));
+    // a token missing from the embeddings file was seeded by --unknown random
+    const auto unknown =
+        run({"explain", "He took the zebra", "--model", data + "he-took-the-hat.json", "--unknown",
+             "random", "--why", "embeddings[zebra,d0]", "--color", "never", "--width", "200"});
+    REQUIRE(unknown.code == 0);
+    CHECK_THAT(unknown.out, Catch::Contains("'zebra' is not in") &&
+                                Catch::Contains("--unknown random gave it a vector seeded"));
+    const auto known =
+        run({"explain", "He took the zebra", "--model", data + "he-took-the-hat.json", "--unknown",
+             "random", "--why", "embeddings[took,d0]", "--color", "never", "--width", "200"});
+    REQUIRE(known.code == 0);
+    const std::string known_why = known.out.substr(known.out.find("Why is"));
+    CHECK_THAT(known_why, Catch::Contains("read from") && Catch::Contains("he-took-the-hat.json"));
+    CHECK(known_why.find("--unknown random") == std::string::npos);
+}
+
+TEST_CASE("cli: --why works out the right weights shown beside a mistake", "[cli][why]") {
+    // --scale-by d_model: A_right is the softmax of S / √d_k over the row, from the scores
+    const auto r = run({"explain", "This is book", "--scale-by", "d_model", "--why",
+                        "correct_weights[is,This]", "--color", "never", "--width", "300"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.substr(r.out.find("Why is")).find("seeded") == std::string::npos);
+    CHECK_THAT(r.out, Catch::Contains("is a weight of the right rule") &&
+                          Catch::Contains("scores divided by √d_model") &&
+                          Catch::Contains("The scores of query 'is', scaled by the right rule"));
+    // the weight it ends on is the one the table shows
+    const auto table = run({"explain", "This is book", "--scale-by", "d_model", "--steps",
+                            "correct_weights", "--color", "never"});
+    REQUIRE(table.code == 0);
+    const auto title = r.out.find("Why is A_right[is, This] = ");
+    REQUIRE(title != std::string::npos);
+    const std::string value = r.out.substr(title + 27, 6);
+    CHECK_THAT(table.out, Catch::Contains("is   │  " + value));
+    CHECK_THAT(r.out, Catch::Contains("= " + value + ".\n"));
+    // --softmax-over all: the same, and it names the mistake
+    const auto all = run({"explain", "This is book", "--softmax-over", "all", "--why",
+                          "correct_weights[book,is]", "--color", "never", "--width", "300"});
+    REQUIRE(all.code == 0);
+    CHECK_THAT(all.out, Catch::Contains("the softmax over the whole matrix") &&
+                            Catch::Contains("then the softmax over each row"));
+}
+
+TEST_CASE("cli: with --precision 0 or 1 the sentences and --why still quote two decimals",
+          "[cli][why]") {
+    for (const std::string p : {"0", "1"}) {
+        const auto r = run(
+            {"explain", "This is book", "--precision", p, "--color", "never", "--width", "200"});
+        REQUIRE(r.code == 0);
+        // √3 = 1.7321: the sentence says 1.73, never "√d_k = 2"
+        CHECK_THAT(r.out, Catch::Contains("so √d_k = 1.73."));
+        const auto why = run({"explain", "This is book", "--precision", p, "--why",
+                              "scaled_scores[is,This]", "--color", "never", "--width", "200"});
+        REQUIRE(why.code == 0);
+        CHECK_THAT(why.out, Catch::Contains(" / 1.73 = "));
+    }
+}

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/core/matrix.hpp"
+#include "attn/core/memory.hpp"
 #include "attn/core/model.hpp"
 #include "attn/core/trace.hpp"
 
@@ -42,18 +43,9 @@ struct Loaded {
 /// inputs and the weights. Checked against --max-memory before anything large is allocated.
 std::size_t estimate_bytes(const Config& config, std::size_t n_tokens) noexcept;
 
-/// Throws attn::Error (usage) naming the estimate, the limit and what lowers it when a run of
-/// `n_tokens` tokens would need more than `max_bytes`.
-void check_memory(const Config& config, std::size_t n_tokens, std::size_t max_bytes);
-
-/// A size as people write it: "2112 bytes", "800 KiB", "3.2 MiB", "1.5 GiB".
-std::string human_bytes(std::size_t bytes);
-
-/// A --max-memory that would allow `bytes`: rounded up to whole MiB ("12M") or GiB ("3G").
-std::string enough_memory(std::size_t bytes);
-
-/// The default of --max-memory: 4 GiB.
-inline constexpr std::size_t default_max_memory = std::size_t{4} << 30U;
+/// Throws attn::Error (Field::max_memory) naming the estimate, the limit and what lowers it
+/// when a run of `n_tokens` tokens would need more than `budget` leaves.
+void check_memory(const Config& config, std::size_t n_tokens, const MemoryBudget& budget);
 
 /// Tokenizes `sentence`, pads it to config.n_pad more tokens, seeds the embeddings and weights
 /// from config.seed, and adds sinusoidal positions when config.positions asks for them.
@@ -75,5 +67,9 @@ Input seeded_input(std::string_view sentence, const Config& config, SeedParts pa
 ///     auto trace = explain(seeded_input("This is book", config), config);
 ///     trace.attention.rows() == 3;
 Trace explain(const Input& input, const Config& config);
+
+/// The same, taking the input's matrices rather than copying them (a checkpoint's weights are
+/// megabytes each).
+Trace explain(Input&& input, const Config& config);
 
 }  // namespace attn

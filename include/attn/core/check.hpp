@@ -91,6 +91,15 @@ struct StepVerdict {
     /// wrongly and this step follows from those wrong answers correctly: "only the scores are
     /// wrong". Empty otherwise.
     std::string follows_from;
+    /// A mistake the answers show although no cell is outside the tolerance: by hand, e^x in
+    /// place of 3^x gives weights that may differ by less than the tolerance. Named when the
+    /// answers are at least twice as near the mistake's values as the right ones (the
+    /// largest difference over the answered cells); Mistake::none otherwise.
+    Mistake within_tolerance = Mistake::none;
+    /// With within_tolerance: the largest difference of the answers from the mistake's values
+    /// and from the right ones.
+    double mistake_distance = 0.0;
+    double right_distance = 0.0;
 
     /// Whether some answer given is wrong (a wrong shape, or a wrong cell that is not blank):
     /// blanks alone are missing answers, not mistakes.
@@ -106,6 +115,12 @@ struct StepVerdict {
 /// steps before it.
 std::vector<StepVerdict> check_answers(const Trace& trace, const AnswerSheet& sheet,
                                        const Tolerance& tolerance);
+
+/// About how many bytes check_answers takes for `sheet` beyond the trace and the sheet: every
+/// answered cell may be wrong (a WrongCell each, in a vector that grows by doubling, and
+/// perhaps a swapped pair), and diagnosing a step recomputes it a few ways (a few matrices
+/// of its size at once). Checked against --max-memory before checking.
+std::size_t check_bytes(const Trace& trace, const AnswerSheet& sheet);
 
 /// The steps that `id` is computed from, nearest first: scores from Q and K, weights from the
 /// masked or scaled scores, ... (one head's steps; ids as in the worksheet).

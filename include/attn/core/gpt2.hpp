@@ -57,6 +57,12 @@ class Gpt2Tensors {
                                       const std::vector<std::size_t>& shape,
                                       std::string_view meaning,
                                       const std::vector<std::size_t>& ids) const = 0;
+    /// Only columns [begin, begin + count) of a tensor (of a 1-D one, those elements as one
+    /// row): W_Q, W_K and W_V out of c_attn, each read once.
+    [[nodiscard]] virtual Matrix columns(const std::string& name,
+                                         const std::vector<std::size_t>& shape,
+                                         std::string_view meaning, std::size_t begin,
+                                         std::size_t count) const = 0;
 };
 
 /// What a walk through a checkpoint shows: the request gives it, the walk keeps it.
@@ -101,6 +107,8 @@ struct Gpt2Walk : Gpt2Choice {
     std::vector<std::string> change_labels;   ///< "h.0.attn", "h.0.mlp", ...
     std::vector<std::string> mean_label;      ///< {"μ"}
     std::vector<std::string> variance_label;  ///< {"σ²"}
+    std::vector<std::string> gamma_label;     ///< {"γ"}: the one row of ln_1.weight
+    std::vector<std::string> beta_label;      ///< {"β"}: the one row of ln_1.bias
 };
 
 /// "h.5.attn", "h.5.ln_1.weight": a tensor of layer `layer` as the model names it (without
@@ -115,6 +123,16 @@ Matrix gpt2_layer_norm(const Matrix& x, const Matrix& gamma, const Matrix& beta,
 
 /// GPT-2's "gelu_new": 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
 double gelu_new(double x) noexcept;
+
+/// About how many bytes a walk of `n_tokens` tokens through a layer of this model takes: the
+/// walked layer's Trace (every head's steps, as estimate_bytes), one layer's weights converted
+/// to double at a time, the MLP's hidden numbers and the residual stream's matrices. The
+/// mapped checkpoint itself is not counted: it is the file's pages, read, not copied.
+std::size_t gpt2_bytes(const Gpt2Config& config, std::size_t layer, std::size_t n_tokens) noexcept;
+
+/// Throws attn::Error (usage, Field::max_memory) when gpt2_bytes is more than `max_bytes`.
+void check_gpt2_memory(const Gpt2Config& config, std::size_t layer, std::size_t n_tokens,
+                       std::size_t max_bytes);
 
 /// Runs GPT-2 on the request's tokens up to the end of layer `request.layer` and records the
 /// walk-through: a Trace whose heads are that layer's attention heads (causal, scaled by

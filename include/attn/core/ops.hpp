@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attn/core/matrix.hpp"
+#include "attn/core/variance.hpp"
 
 namespace attn {
 
@@ -68,7 +69,9 @@ Matrix columns(const Matrix& m, std::size_t begin, std::size_t n);
 /// m (T, n) + b (1, n) added to every row; m unchanged for an empty b.
 void add_bias(Matrix& m, const Matrix& b);
 
-/// Population variance of all finite elements (0 for an empty matrix).
-double variance(const Matrix& a);
+/// Population variance of all finite elements (0 for an empty matrix), computed on the
+/// elements divided by a power of two, so that it is finite whenever they are (numpy's var()
+/// overflows to inf from entries near 1e154 on).
+Variance variance_of(const Matrix& a);
 
 }  // namespace attn

@@ -33,6 +33,9 @@ struct TextStyle {
     std::size_t max_rows = 24;    ///< more rows than this are elided to the first and last 10
 };
 
+/// Receives an output piece by piece, so that a large one is never held whole.
+using Sink = std::function<void(std::string_view)>;
+
 /// The header of the walk-through: sentence, sizes, where the numbers came from.
 std::string render_summary(const Trace& trace, const TextStyle& style);
 
@@ -68,15 +71,18 @@ std::size_t screen_scroll_limit(const TextPage& page, std::size_t rows);
 
 /// The whole walk-through as text, in teaching order.
 std::string render_text(const Trace& trace, const TextStyle& style);
+/// The same text written to `sink` a step at a time, never held whole.
+void render_text(const Trace& trace, const TextStyle& style, const Sink& sink);
 
 /// The walk-through as Markdown (--format markdown): headings, formulas and tables.
 std::string render_markdown(const Trace& trace, const TextStyle& style);
+/// The same Markdown written to `sink` in pieces of about 64 KiB.
+void render_markdown(const Trace& trace, const TextStyle& style, const Sink& sink);
 
 /// The walk-through as a LaTeX document (--format latex), one bmatrix per step.
 std::string render_latex(const Trace& trace, const TextStyle& style);
-
-/// Receives an output piece by piece, so that a large one is never held whole.
-using Sink = std::function<void(std::string_view)>;
+/// The same document written to `sink` in pieces of about 64 KiB.
+void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink);
 
 /// The whole walk-through as one self-contained HTML page (--html): heatmap tables, the
 /// explanations, hover and focus interaction, the worked arithmetic of each cell; no network.
@@ -89,6 +95,8 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink);
 /// id: doubles ('<f8'), the mask as booleans, and for a GPT-2 checkpoint token_ids ('<i8').
 /// Throws attn::Error (usage) past the zip format's limits without zip64 (4 GiB, 65535 files).
 std::string render_npz(const Trace& trace);
+/// The same archive written to `sink` an array and a row at a time, never held whole.
+void render_npz(const Trace& trace, const Sink& sink);
 
 /// The attention weights as a standalone SVG heatmap (--svg), one panel per head.
 std::string render_svg(const Trace& trace);
@@ -118,12 +126,27 @@ std::vector<std::string> trace_warnings(const Trace& trace);
 /// and "−∞" / "-inf" for a masked cell.
 std::string format_number(double value, int precision, bool unicode);
 
+/// A variance as the walk-through prints it: format_number of its value; in scientific
+/// notation when it is too small for the precision but not 0 ("3.2000e-09", not "0.0000"),
+/// and past the range of a double with an exponent beyond it ("1.0000e+400", good to about 12
+/// significant digits), since a variance of finite numbers is finite.
+std::string format_number(const Variance& value, int precision, bool unicode);
+
+/// The fewest decimals a sentence or a worked arithmetic line quotes a number with, whatever
+/// --precision the tables use (with 0 or 1, "3 / 2 = 2" is no arithmetic a student can check).
+inline constexpr int prose_digits = 2;
+
 /// Whether x is a whole number that prints exactly without decimals.
 bool is_whole(double x) noexcept;
 
 /// format_number, but a whole number without decimals ("12", not "12.0000"), as the worked
 /// arithmetic and the worksheets print the integer examples.
 std::string format_tidy(double value, int precision, bool unicode);
+
+/// format_tidy, but a number too small for the precision and not 0 in scientific notation
+/// ("2.0000e-13", not "0.0000"), so that worked arithmetic stays checkable: 1e-12 · 1e-12 is
+/// not 0.0000 · 0.0000.
+std::string format_checkable(double value, int precision, bool unicode);
 
 /// attn's own Unicode glyphs spelled in ASCII: "·" → "*", "ᵀ" → "^T", "√" → "sqrt",
 /// "−∞" → "-inf"... (for attn's prose; formulas have their own ASCII notation).
@@ -145,16 +168,29 @@ std::string render_examples(std::string_view dir, const std::vector<ExampleEntry
 /// empty (or filled in, for the answer key).
 std::string render_worksheet(const Trace& trace, const std::vector<std::string>& blank,
                              bool answer_key, const TextStyle& style);
+/// The same worksheet written to `sink` in pieces of about 64 KiB: its tables grow with the
+/// square of the sentence.
+void render_worksheet(const Trace& trace, const std::vector<std::string>& blank, bool answer_key,
+                      const TextStyle& style, const Sink& sink);
 
 /// The same worksheet (or answer key) as a printable HTML page.
 std::string render_worksheet_html(const Trace& trace, const std::vector<std::string>& blank,
                                   bool answer_key, const TextStyle& style);
+/// The same page written to `sink` in pieces of about 64 KiB.
+void render_worksheet_html(const Trace& trace, const std::vector<std::string>& blank,
+                           bool answer_key, const TextStyle& style, const Sink& sink);
 
 /// The answers template: the worksheet's settings and a null for every blank cell.
 std::string render_answers_template(const Trace& trace, const std::vector<std::string>& blank);
+/// About how many bytes render_answers_template takes while it builds the template (its
+/// tree of values and its text), to check against --max-memory first.
+std::size_t answers_template_bytes(const Trace& trace, const std::vector<std::string>& blank);
 
 /// The report of attn check, for people.
 std::string render_check_report(const Trace& trace, const std::vector<StepVerdict>& verdicts,
                                 const Tolerance& tolerance, const TextStyle& style);
+/// The same report written to `sink` in pieces of about 64 KiB, never held whole.
+void render_check_report(const Trace& trace, const std::vector<StepVerdict>& verdicts,
+                         const Tolerance& tolerance, const TextStyle& style, const Sink& sink);
 
 }  // namespace attn

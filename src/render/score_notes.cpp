@@ -1,0 +1,217 @@
+// The notes under the scores and the scaled scores: a score taken apart into lengths and an
+// angle, and what the scaling did to the variance of the scores, said from the numbers.
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "attn/render/render.hpp"
+#include "narrative.hpp"
+
+namespace attn::lesson {
+namespace {
+
+// "Close to" a number: within close_percent (25%) of it, the band the sentences state wherever
+// they say it. The variance of the few scores of a lesson strays from its average from run to
+// run; a quarter either way is a band a reader can check by eye.
+constexpr int close_percent = 25;
+
+// Whether x is within close_percent of target, on the variances as they are kept (scaled ·
+// 2^exponent), so that two variances past the largest double compare as the numbers they are.
+bool close_to(const Variance& x, const Variance& target) {
+    if (target.scaled == 0.0) {
+        return x.scaled == 0.0;
+    }
+    const double ratio = std::ldexp(x.scaled / target.scaled, x.exponent - target.exponent);
+    return std::isfinite(ratio) && std::abs(ratio - 1.0) * 100.0 <= close_percent;
+}
+
+// Why S′'s variance is not about 1, from the numbers: the entries' own variances, whose product
+// is what S′ has on average for independent entries of mean 0, and whether it is close to that.
+std::string not_near_one(const Head& head, const std::string& sub, int precision) {
+    const auto num = [precision](const Variance& v) { return format_number(v, precision, true); };
+    const Variance product{head.variance_q.scaled * head.variance_k.scaled,
+                           head.variance_q.exponent + head.variance_k.exponent};
+    const std::string start = fmt::format(
+        "which is not close to 1 (more than {4}% away from it). Scaling guarantees only the "
+        "division by d_k: \"about 1\" is what it gives on average when the entries of Q and K "
+        "are independent, with mean 0 and variance 1. Here the entries of Q{0} have variance {1} "
+        "and those of K{0} {2}; for independent entries of mean 0 with these variances, S′{0} "
+        "would "
+        "have on average their product, {1} · {2} = {3}",
+        sub, num(head.variance_q), num(head.variance_k), num(product), close_percent);
+    if (close_to(head.variance_scaled, product)) {
+        return start + fmt::format(
+                           ", and {} is close to that (within {}%): it is the inputs' own "
+                           "variance that keeps S′{} from 1.",
+                           num(head.variance_scaled), close_percent, sub);
+    }
+    return start + fmt::format(
+                       ". {} is not close to that either: with {} scores, one run can stray far "
+                       "from the average, and the average holds only for entries that are "
+                       "independent with mean 0.",
+                       num(head.variance_scaled), head.scores.size());
+}
+
+}  // namespace
+
+void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int precision,
+                  Notes& n) {
+    const auto num = [precision](double x) { return format_number(x, precision, true); };
+    const auto var = [precision](const Variance& v) { return format_number(v, precision, true); };
+    const WeightsRule& rule = t.rule;
+    const double sqrt_d_k = std::sqrt(static_cast<double>(t.config.d_k));
+    if (!rule.scales() && t.config.d_k == 1) {
+        n.before.emplace_back(
+            "Here d_k = 1: scaling would divide by √d_k = 1 and change nothing, so leaving it "
+            "out makes no difference in this run.");
+        return;
+    }
+    if (!rule.scales()) {
+        // what the right scaling would have given, in this run's own arithmetic
+        const double r = rule.right(t.config.d_k).divisor();
+        n.before.push_back(fmt::format(
+            "Here d_k = {}: scaling would divide by √d_k = {}{}. The variance of the scores stays "
+            "{} instead of falling to {}{}.",
+            t.config.d_k, num(sqrt_d_k),
+            rule.arith == Arith::hand ? fmt::format("; by hand, by {} and rounded down", r) : "",
+            var(head.variance_scores), var(head.variance_right_scaled),
+            rule.arith == Arith::hand ? fmt::format(", the variance of ⌊S / {}⌋", r) : ""));
+        return;
+    }
+    if (rule.arith == Arith::hand) {
+        if (rule.scale_by == ScaleBy::d_model) {
+            n.before.push_back(fmt::format(
+                "Here d_model = {}: exactly, the scores would be divided by √d_model = {}; by "
+                "hand, by {} and rounded down. The rule divides by √d_k = {} (d_k = {}), the "
+                "width of the queries and keys: dividing by √d_model is a mistake a tutorial "
+                "makes, shown on purpose.",
+                t.config.d_model, num(rule.sqrt_width()), static_cast<int>(rule.divisor()),
+                num(sqrt_d_k), t.config.d_k));
+            return;
+        }
+        n.before.push_back(fmt::format(
+            "Here d_k = {}: exactly, the scores would be divided by √d_k = {}; by hand, by {} "
+            "and rounded down.",
+            t.config.d_k, num(rule.sqrt_width()), static_cast<int>(rule.divisor())));
+        return;
+    }
+    const std::string width = rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k";
+    // a checkpoint's d_k is GPT-2's d_head: where it comes from
+    const std::string value =
+        t.gpt2 ? fmt::format("{} (GPT-2's d_head = n_embd / n_head = {} / {})", rule.scale_width,
+                             t.gpt2->config.n_embd, t.gpt2->config.n_head)
+               : std::to_string(rule.scale_width);
+    if (head.scores.size() < 2) {
+        n.before.push_back(fmt::format(
+            "Here {} = {}, so √{} = {}. (With a single score there is no spread to measure; try "
+            "a longer sentence to see the variance shrink.)",
+            width, value, width, num(rule.sqrt_width())));
+        return;
+    }
+    const bool near_one = close_to(head.variance_scaled, Variance{1.0, 0});
+    const std::string verdict =
+        near_one ? fmt::format("close to 1 (within {}% of it)", close_percent)
+                 : fmt::format("not close to 1 (more than {}% away from it)", close_percent);
+    n.before.push_back(fmt::format(
+        "Here {0} = {1}, so √{0} = {2}. Scaling divides the variance of the scores by {0} "
+        "exactly: from {3} (S{4}) to {5} (S′{4}), {6}",
+        width, value, num(rule.sqrt_width()), var(head.variance_scores), sub,
+        var(head.variance_scaled),
+        rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
+            ? fmt::format("{}: the same as dividing by √d_k, because here d_model = d_k.", verdict)
+        : rule.scale_by == ScaleBy::d_model
+            ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give {}: the "
+                          "scores here are {} times {} than they should be.",
+                          verdict, num(sqrt_d_k), var(head.variance_right_scaled),
+                          num(t.config.d_model > t.config.d_k ? rule.sqrt_width() / sqrt_d_k
+                                                              : sqrt_d_k / rule.sqrt_width()),
+                          t.config.d_model > t.config.d_k ? "smaller" : "larger")
+        : near_one ? "which is " + verdict + "."
+                   : not_near_one(head, sub, precision)));
+}
+
+// A dot product is not a cosine: the largest score a query may use, taken apart.
+void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
+    std::size_t bi = 0;
+    std::size_t bj = 0;
+    bool found = false;
+    for (std::size_t i = 0; i < head.scores.rows(); ++i) {
+        for (std::size_t j = 0; j < head.scores.cols(); ++j) {
+            if (t.mask && !t.mask->allowed(i, j)) {
+                continue;
+            }
+            if (!found || head.scores(i, j) > head.scores(bi, bj)) {
+                bi = i;
+                bj = j;
+                found = true;
+            }
+        }
+    }
+    if (!found) {
+        return;
+    }
+    const auto num = [precision](double x) { return format_checkable(x, precision, true); };
+    const double qn = head.q_norms[bi];
+    const double kn = head.k_norms[bj];
+    if (qn == 0.0 || kn == 0.0) {  // a zero vector: its length is 0 and its angle undefined
+        n.after.push_back(fmt::format(
+            "For example, the largest score{} is query {} against key {}: {}, because the {} is "
+            "all zeros: its length is 0, so its dot product with anything is 0 whatever the "
+            "angle. The lengths of the vectors count as much as the angle between them.",
+            t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
+            num(head.scores(bi, bj)), qn == 0.0 ? "query" : "key"));
+        return;
+    }
+    // the cosine of the unit vectors, which stays right when the score itself underflows
+    double cos = 0.0;
+    for (std::size_t k = 0; k < head.q.cols(); ++k) {
+        cos += head.q(bi, k) / qn * (head.k(bj, k) / kn);
+    }
+    cos = std::clamp(cos, -1.0, 1.0);
+    if (score_underflows(qn, kn) && cos != 0.0) {
+        // |q|·|k|·cos θ, too small for a double: its size from logarithms
+        const double log10 = std::log10(qn) + std::log10(kn) + std::log10(std::abs(cos));
+        const double exponent = std::floor(log10);
+        n.after.push_back(fmt::format(
+            "For example, the largest score{} is query {} against key {}: {} here, although "
+            "|q| · |k| · cos\u00A0θ = {} · {} · {} ≈ {}{}e{}. That is below the smallest "
+            "number a double holds with full precision (about 2.2e-308), so the score is "
+            "stored {} (it underflows).",
+            t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
+            num(head.scores(bi, bj)), num(qn), num(kn), num(cos), cos < 0 ? "−" : "",
+            format_number(std::pow(10.0, log10 - exponent), precision, true),
+            static_cast<long long>(exponent),
+            head.scores(bi, bj) == 0.0 ? "as 0" : "with few correct digits"));
+        return;
+    }
+    n.after.push_back(fmt::format(
+        "For example, the largest score{} is query {} against key {}: {} = |q| · |k| · "
+        "cos\u00A0θ = {} · {} · {}. The lengths of the vectors count as much as the angle "
+        "between them.",
+        t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
+        num(head.scores(bi, bj)), num(qn), num(kn), num(cos)));
+}
+
+bool score_underflows(double q_norm, double k_norm) {
+    // |q|·|k| bounds |q · k|; below 2^-969 = 2^-1022 · 2^53 the score is subnormal or 0
+    constexpr double full_precision_log2 = -969.0;
+    return q_norm > 0.0 && k_norm > 0.0 &&
+           std::log2(q_norm) + std::log2(k_norm) < full_precision_log2;
+}
+
+std::size_t underflowed_scores(const Trace& t, const Head& head) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < head.q_norms.size(); ++i) {
+        for (std::size_t j = 0; j < head.k_norms.size(); ++j) {
+            if ((!t.mask || t.mask->allowed(i, j)) &&
+                score_underflows(head.q_norms[i], head.k_norms[j])) {
+                ++count;
+            }
+        }
+    }
+    return count;
+}
+
+}  // namespace attn::lesson
