@@ -7,7 +7,7 @@ _attn() {
     local i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            explain|init|worksheet|check|examples) sub=${COMP_WORDS[i]}; break ;;
+            explain|init|train|worksheet|check|examples) sub=${COMP_WORDS[i]}; break ;;
         esac
     done
     case $prev in
@@ -28,7 +28,7 @@ _attn() {
         --from|--json|--html|--svg|--npz|--target|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --checkpoint) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --head) COMPREPLY=($(compgen -W "all" -- "$cur")); return ;;
-        --seed|--d-model|--d-k|--d-v|--heads|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--steps|--blank|--tolerance|--relative-tolerance|--description|--lr)
+        --seed|--d-model|--d-k|--d-v|--heads|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--steps|--epochs|--blank|--tolerance|--relative-tolerance|--description|--lr)
             return ;;
     esac
     local opts
@@ -40,12 +40,15 @@ _attn() {
                        --force --help" ;;
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
                     --output --force --help" ;;
+        train) opts="--output --seed --lr --steps --epochs --d-model --d-k --d-v --heads --threads
+                     --max-memory --svg --force --help"
+               [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "coreference previous-token match" -- "$cur")); return; } ;;
         worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --arith --blank --output
                          --force --max-memory --help" ;;
         check) opts="--tolerance --relative-tolerance --precision --ascii --max-memory --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
         examples) opts="--names --help" ;;
-        *) opts="explain init worksheet check examples --version --help" ;;
+        *) opts="explain init train worksheet check examples --version --help" ;;
     esac
     [[ $cur == -* || -z $sub ]] && COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }

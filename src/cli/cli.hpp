@@ -140,6 +140,28 @@ struct InitOptions {
     bool force = false;        ///< replace an existing output file
 };
 
+/// The options of `attn train`.
+struct TrainOptions {
+    std::string task;
+    std::string output;               ///< the model file
+    std::optional<std::string> seed;  ///< parsed by attn, as explain's
+    std::optional<double> lr;
+    std::optional<long long> steps;
+    std::optional<long long> epochs;
+    std::optional<long long> d_model;
+    std::optional<long long> d_k;
+    std::optional<long long> d_v;
+    std::optional<long long> heads;
+    std::optional<long long> threads;
+    std::string max_memory;  ///< e.g. "4G"; empty: the default
+    std::string svg;         ///< a path for the loss curve
+    bool force = false;
+};
+
+/// Runs `attn train`: trains on a built-in task and writes the model file. Returns the exit
+/// code; throws attn::Error for bad usage and for a run that diverged.
+int run_train(const TrainOptions& options, Io& io);
+
 /// The options of `attn worksheet`.
 struct WorksheetOptions {
     ExplainOptions input;  ///< the sentence, seed, sizes, mask and tokenizer
@@ -182,6 +204,7 @@ void declare_options(CLI::App& app, ProgramOptions& options);
 /// worksheet, examples, check.
 CLI::App* add_command(CLI::App& parent, ExplainOptions& options);
 CLI::App* add_command(CLI::App& parent, InitOptions& options);
+CLI::App* add_command(CLI::App& parent, TrainOptions& options);
 CLI::App* add_command(CLI::App& parent, WorksheetOptions& options);
 CLI::App* add_command(CLI::App& parent, ExamplesOptions& options);
 CLI::App* add_command(CLI::App& parent, CheckOptions& options);
@@ -209,6 +232,13 @@ std::vector<InputTarget> input_targets(const InputSpec& spec);
 /// ignored), throws attn::Error (output) saying why, from io.out_errno, followed by
 /// `what_else` (e.g. "; no output file was changed").
 void flush_stdout(Io& io, std::string_view what_else = "");
+
+/// --seed: a whole number from 0 to 2^64 - 1; throws attn::Error (usage, Field::seed) for
+/// anything else ("-1", overflow, "0x10").
+std::uint64_t parse_seed(const std::string& text);
+
+/// --lr: a finite number above 0; throws attn::Error (usage) naming --lr otherwise.
+double checked_lr(double lr);
 
 /// The InputSpec of the sentence, seed, sizes, mask, tokenizer and files of `options`;
 /// throws attn::Error (usage, naming the field) for a value out of range.

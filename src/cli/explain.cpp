@@ -107,10 +107,8 @@ void check_backward_options(const ExplainOptions& o, Layout layout) {
                     "--lr is the learning rate of the update after the backward pass, expected "
                     "--backward and --target with it");
     }
-    if (o.lr && !(std::isfinite(*o.lr) && *o.lr > 0.0)) {
-        throw Error(
-            ErrorKind::usage,
-            fmt::format("--lr is {}, expected a finite number above 0 (such as 0.1)", *o.lr));
+    if (o.lr) {
+        checked_lr(*o.lr);
     }
     if (o.backward && layout == Layout::col) {
         throw Error(ErrorKind::usage,

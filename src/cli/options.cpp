@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -19,7 +20,6 @@
 #include "words.hpp"
 
 namespace attn::cli {
-namespace {
 
 std::uint64_t parse_seed(const std::string& text) {
     std::uint64_t seed = 0;
@@ -32,6 +32,16 @@ std::uint64_t parse_seed(const std::string& text) {
     }
     return seed;
 }
+
+double checked_lr(double lr) {
+    if (!(std::isfinite(lr) && lr > 0.0)) {
+        throw Error(ErrorKind::usage,
+                    fmt::format("--lr is {}, expected a finite number above 0 (such as 0.1)", lr));
+    }
+    return lr;
+}
+
+namespace {
 
 std::optional<std::size_t> size_of(Field field, const std::optional<long long>& value) {
     if (!value) {

@@ -58,18 +58,14 @@ std::vector<std::vector<std::size_t>> identical_rows(const Matrix& m) {
     return groups;
 }
 
-// One head's steps 4 to 9: projections, scores, scaling, mask, softmax, output.
-Head run_head(const Trace& t, std::size_t h, const Input& input) {
+// One head's steps 4 to 9, the numbers only: projections, scores, scaling, mask, softmax,
+// output.
+Head head_numbers(const Trace& t, std::size_t h, const Input& input) {
     const Config& config = t.config;
     Head head;
     head.index = h;
     head.k_begin = h * config.d_k;
     head.v_begin = h * config.d_v;
-    const std::string prefix = config.n_heads > 1 ? std::to_string(h + 1) + "." : "";
-    head.q_labels = numbered(prefix + "q", config.d_k);
-    head.k_labels = numbered(prefix + "k", config.d_k);
-    head.v_labels = numbered(prefix + "v", config.d_v);
-    head.z_labels = numbered(prefix + "z", config.d_v);
 
     // this head's slices: w_q (d_model, d_k) = columns [h·d_k, (h+1)·d_k) of W_Q
     head.w_q = columns(t.w_q, head.k_begin, config.d_k);
@@ -93,11 +89,6 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
 
     // scores (T, T) = q (T, d_k) · kᵀ (d_k, T)
     head.scores = matmul_transposed(head.q, head.k);
-    const std::string name = config.n_heads > 1 ? "head " + std::to_string(h + 1) + ": " : "";
-    check_finite(head.q, name + "Q", t.tokens, head.q_labels, t, input);
-    check_finite(head.k, name + "K", t.tokens, head.k_labels, t, input);
-    check_finite(head.v, name + "V", t.tokens, head.v_labels, t, input);
-    check_finite(head.scores, name + "S", t.tokens, t.tokens, t, input);
 
     // scaled scores, masked scores and weights (T, T), as the trace's rule says
     const Mask* mask = t.mask ? &*t.mask : nullptr;
@@ -117,6 +108,28 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
             head.all_masked = !w.empty.empty();
             break;
     }
+
+    // output (T, d_v) = attention (T, T) · v (T, d_v)
+    head.output = matmul(head.attention, head.v);
+    return head;
+}
+
+// What the walk-through says of one head beside its numbers: the labels, that every number is
+// finite (the first that is not, in the order of the steps, is an error), the variances, norms
+// and sums the explanations quote, and the weights of the right rule or of exact arithmetic.
+void head_facts(const Trace& t, Head& head, const Input& input) {
+    const Config& config = t.config;
+    const std::string prefix = config.n_heads > 1 ? std::to_string(head.index + 1) + "." : "";
+    head.q_labels = numbered(prefix + "q", config.d_k);
+    head.k_labels = numbered(prefix + "k", config.d_k);
+    head.v_labels = numbered(prefix + "v", config.d_v);
+    head.z_labels = numbered(prefix + "z", config.d_v);
+    const std::string name =
+        config.n_heads > 1 ? "head " + std::to_string(head.index + 1) + ": " : "";
+    check_finite(head.q, name + "Q", t.tokens, head.q_labels, t, input);
+    check_finite(head.k, name + "K", t.tokens, head.k_labels, t, input);
+    check_finite(head.v, name + "V", t.tokens, head.v_labels, t, input);
+    check_finite(head.scores, name + "S", t.tokens, t.tokens, t, input);
     check_finite(head.scaled_scores, name + "S′", t.tokens, t.tokens, t, input);
     head.variance_q = variance_of(head.q);
     head.variance_k = variance_of(head.k);
@@ -127,6 +140,7 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
             ? head.variance_scaled
             : variance_of(attention_weights(head.scores, nullptr, t.rule.right(config.d_k)).scaled);
 
+    const Mask* mask = t.mask ? &*t.mask : nullptr;
     if (t.rule.arith == Arith::hand) {
         // how far the hand rules land from the exact weights
         head.exact_attention = attention_weights(head.scores, mask, t.rule.exact()).weights;
@@ -171,8 +185,6 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
         stats(would_be, head.scaled_max_weight, head.scaled_entropy);
     }
 
-    // output (T, d_v) = attention (T, T) · v (T, d_v)
-    head.output = matmul(head.attention, head.v);
     if (!head.correct_attention.empty()) {
         const Matrix right = matmul(head.correct_attention, head.v);
         for (std::size_t i = 0; i < right.size(); ++i) {
@@ -181,47 +193,12 @@ Head run_head(const Trace& t, std::size_t h, const Input& input) {
         }
     }
     check_finite(head.output, name + "Z", t.tokens, head.z_labels, t, input);
-    return head;
 }
 
-}  // namespace
-
-Input seeded_input(std::string_view sentence, const Config& config) {
-    return seeded_input(sentence, config, SeedParts{});
-}
-
-Input seeded_input(std::string_view sentence, const Config& config, SeedParts parts) {
-    validate(config);
-    Input in;
-    in.sentence = std::string(sentence);
-    in.tokens = tokenize(sentence, config.tokenizer);
-    check_limit(Field::tokens, static_cast<long long>(in.tokens.size()));
-    for (std::size_t i = 0; i < config.n_pad; ++i) {
-        in.tokens.emplace_back(pad_token);
-    }
-    if (parts.embeddings) {
-        in.x =
-            seeded_embeddings(in.tokens, config.d_model, config.seed, config.arith == Arith::hand);
-        for (std::size_t i = in.tokens.size() - config.n_pad; i < in.tokens.size(); ++i) {
-            for (double& value : in.x.row(i)) {
-                value = 0.0;  // padding carries no information: a zero vector
-            }
-        }
-    }
-    if (parts.weights) {
-        in.weights = seeded_weights(config);
-    }
-    if (config.positions == PositionKind::sinusoidal) {
-        in.positions = sinusoidal_positions(in.tokens.size(), config.d_model);
-    }
-    return in;
-}
-
-Trace explain(const Input& input, const Config& config) {
-    return explain(Input(input), config);
-}
-
-Trace explain(Input&& input, const Config& config) {
+// Steps 1-3 (the inputs, recorded as given: X, X′ = X + P, the weights and biases, the mask),
+// every head's numbers, and the projection: the numbers of forward(). With `facts`, also what
+// explain() adds for the explanations (labels, checks, variances, sums, equal rows).
+Trace run(Input&& input, const Config& config, bool facts) {
     validate(config);
     check_shapes(input, config);
 
@@ -231,11 +208,13 @@ Trace explain(Input&& input, const Config& config) {
     static_cast<Provenance&>(t) = static_cast<const Provenance&>(input);  // its metadata only
     t.qkv_given = input.qkv.has_value();
     t.qkv_path = input.qkv ? input.qkv->path : std::string();
-    t.dim_labels = numbered("d", config.d_model);
-    t.q_labels = numbered("q", config.n_heads * config.d_k);
-    t.k_labels = numbered("k", config.n_heads * config.d_k);
-    t.v_labels = numbered("v", config.n_heads * config.d_v);
-    t.bias_label = {"b"};
+    if (facts) {
+        t.dim_labels = numbered("d", config.d_model);
+        t.q_labels = numbered("q", config.n_heads * config.d_k);
+        t.k_labels = numbered("k", config.n_heads * config.d_k);
+        t.v_labels = numbered("v", config.n_heads * config.d_v);
+        t.bias_label = {"b"};
+    }
 
     // Steps 1-3: tokens, embeddings X (T, d_model), weights W_Q, W_K (d_model, H·d_k),
     // W_V (d_model, H·d_v) and their biases: the inputs, recorded as given.
@@ -280,7 +259,10 @@ Trace explain(Input&& input, const Config& config) {
     std::vector<std::exception_ptr> errors(config.n_heads);
     parallel_for(config.n_heads, [&](std::size_t h) {
         try {
-            t.heads[h] = run_head(t, h, input);
+            t.heads[h] = head_numbers(t, h, input);
+            if (facts) {
+                head_facts(t, t.heads[h], input);
+            }
         } catch (...) {
             errors[h] = std::current_exception();
         }
@@ -290,7 +272,7 @@ Trace explain(Input&& input, const Config& config) {
             std::rethrow_exception(error);
         }
     }
-    if (config.n_heads > 1) {
+    if (facts && config.n_heads > 1) {
         // label the full weights by head too: 1.q0, 1.q1, ..., 2.q0, ...
         t.q_labels.clear();
         t.k_labels.clear();
@@ -319,21 +301,70 @@ Trace explain(Input&& input, const Config& config) {
         t.b_o = std::move(input.weights.b_o);
         t.output = matmul(t.concat, t.w_o);
         add_bias(t.output, t.b_o);
-        for (std::size_t h = 0; h < config.n_heads; ++h) {
-            const auto& labels = t.heads[h].z_labels;
-            t.concat_labels.insert(t.concat_labels.end(), labels.begin(), labels.end());
+        if (facts) {
+            for (std::size_t h = 0; h < config.n_heads; ++h) {
+                const auto& labels = t.heads[h].z_labels;
+                t.concat_labels.insert(t.concat_labels.end(), labels.begin(), labels.end());
+            }
+            t.out_labels = numbered("o", config.d_model);
+            check_finite(t.output, "O", t.tokens, t.out_labels, t, input);
         }
-        t.out_labels = numbered("o", config.d_model);
-        check_finite(t.output, "O", t.tokens, t.out_labels, t, input);
     } else {
         t.output = t.heads.front().output;
     }
 
-    t.identical_embeddings = identical_rows(t.x);
-    t.identical_inputs = identical_rows(t.x_in);
-    t.identical_outputs = identical_rows(t.output);
-    t.index_steps();
+    if (facts) {
+        t.identical_embeddings = identical_rows(t.x);
+        t.identical_inputs = identical_rows(t.x_in);
+        t.identical_outputs = identical_rows(t.output);
+        t.index_steps();
+    }
     return t;
+}
+
+}  // namespace
+
+Input seeded_input(std::string_view sentence, const Config& config) {
+    return seeded_input(sentence, config, SeedParts{});
+}
+
+Input seeded_input(std::string_view sentence, const Config& config, SeedParts parts) {
+    validate(config);
+    Input in;
+    in.sentence = std::string(sentence);
+    in.tokens = tokenize(sentence, config.tokenizer);
+    check_limit(Field::tokens, static_cast<long long>(in.tokens.size()));
+    for (std::size_t i = 0; i < config.n_pad; ++i) {
+        in.tokens.emplace_back(pad_token);
+    }
+    if (parts.embeddings) {
+        in.x =
+            seeded_embeddings(in.tokens, config.d_model, config.seed, config.arith == Arith::hand);
+        for (std::size_t i = in.tokens.size() - config.n_pad; i < in.tokens.size(); ++i) {
+            for (double& value : in.x.row(i)) {
+                value = 0.0;  // padding carries no information: a zero vector
+            }
+        }
+    }
+    if (parts.weights) {
+        in.weights = seeded_weights(config);
+    }
+    if (config.positions == PositionKind::sinusoidal) {
+        in.positions = sinusoidal_positions(in.tokens.size(), config.d_model);
+    }
+    return in;
+}
+
+Trace forward(const Input& input, const Config& config) {
+    return run(Input(input), config, false);
+}
+
+Trace explain(const Input& input, const Config& config) {
+    return run(Input(input), config, true);
+}
+
+Trace explain(Input&& input, const Config& config) {
+    return run(std::move(input), config, true);
 }
 
 }  // namespace attn

@@ -307,10 +307,12 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         if (!same_shape(cells, step.shape.rows, step.shape.cols)) {
             const std::size_t cols = cells.empty() ? 0 : cells.front().size();
             v.wrong_shape = std::pair{cells.size(), cols};
-            // Qᵀ · K is d_k × d_k; with d_k = T it has the right shape and is not caught here
+            // Qᵀ · K is d_k × d_k (with d_k = T it has the right shape and is not caught
+            // here); named only when the answer's numbers are Qᵀ · K's, not for its shape alone
             const std::size_t d_k = head.q.cols();
             if (step.op == StepOp::scores && cells.size() == d_k && cols == d_k &&
-                d_k != step.shape.rows) {
+                d_k != step.shape.rows &&
+                all_match(cells, matmul_reference(transpose(head.q), head.k), tolerance)) {
                 v.mistake = Mistake::k_not_transposed;
             }
             out.push_back(std::move(v));

@@ -9,6 +9,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/parallel.hpp"
+#include "attn/core/portable.hpp"
 
 namespace attn {
 
@@ -216,6 +217,12 @@ Matrix scaled(const Matrix& a, double factor) {
     return s;
 }
 
+void add_to(Matrix& a, const Matrix& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        a.data()[i] += b.data()[i];
+    }
+}
+
 Mask causal_mask(std::size_t n_tokens) {
     // row i (a query) may see columns j <= i (keys at or before it)
     Mask m(n_tokens, n_tokens, false);
@@ -250,9 +257,12 @@ SoftmaxResult softmax_rows(const Matrix& s) {
 }
 
 SoftmaxResult softmax_rows_base(const Matrix& s, double base) {
-    // base 0 stands for e: std::exp; another base uses std::pow, exact for the small integer
-    // exponents of the by-hand rules (3^-2 = 1/9)
-    const auto power = [base](double x) { return base == 0.0 ? std::exp(x) : std::pow(base, x); };
+    // base 0 stands for e: portable_exp (the same bits on every machine, unlike std::exp);
+    // another base uses std::pow, exact for the small integer exponents of the by-hand rules
+    // (3^-2 = 1/9)
+    const auto power = [base](double x) {
+        return base == 0.0 ? portable_exp(x) : std::pow(base, x);
+    };
     SoftmaxResult result{Matrix(s.rows(), s.cols()), {}};
     for (std::size_t i = 0; i < s.rows(); ++i) {
         const auto in = s.row(i);

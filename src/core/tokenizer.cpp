@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 #include "attn/core/error.hpp"
 #include "attn/core/utf8.hpp"
 
@@ -232,7 +234,29 @@ std::vector<std::string> tokenize(std::string_view sentence, const TokenizerOpti
     if (tokens.empty()) {
         throw errors::empty_sentence(to_string(options.mode));
     }
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i].size() > max_token_bytes) {
+            throw Error(
+                ErrorKind::input, Field::sentence,
+                fmt::format("the sentence's token {} ('{}') is {} bytes long, expected "
+                            "at most {}\n  hint: a word that long is no word to show; "
+                            "split it with spaces, or use --chars",
+                            i, shown(token_preview(tokens[i])), tokens[i].size(), max_token_bytes));
+        }
+    }
     return tokens;
+}
+
+std::string token_preview(std::string_view token) {
+    constexpr std::size_t shown_bytes = 24;
+    if (token.size() <= shown_bytes) {
+        return std::string(token);
+    }
+    std::size_t n = shown_bytes;
+    while (n > 0 && (static_cast<unsigned char>(token[n]) & 0xC0U) == 0x80U) {
+        --n;  // not inside a character
+    }
+    return std::string(token.substr(0, n)) + "…";
 }
 
 }  // namespace attn

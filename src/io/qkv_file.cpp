@@ -37,6 +37,12 @@ std::vector<std::string> tokens_value(const Reader& r, const Value& v) {
         if (token.empty()) {
             r.fail(v.items[i], where, "the token is empty, expected at least one character");
         }
+        if (token.size() > max_token_bytes) {
+            r.fail(v.items[i], where,
+                   fmt::format("the token \"{}\" is {} bytes long, expected at most {} (it "
+                               "names a row)",
+                               shown(token_preview(token)), token.size(), max_token_bytes));
+        }
         if (const auto at = utf8::first_space_or_control(token)) {
             const auto d = utf8::decode(std::string_view(token).substr(*at));
             r.fail(

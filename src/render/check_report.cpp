@@ -88,7 +88,10 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
                          const Tolerance& tolerance, const TextStyle& style, const Sink& sink) {
     // every number of the report, given or expected, in one format: "3.0000" beside "0.7500",
     // never "3" beside it, whatever is whole
-    const auto num = [&](double x) { return format_number(x, style.precision, true); };
+    // at least prose_digits decimals: at --precision 0, "0, expected 0" marked wrong says nothing
+    const auto num = [&](double x) {
+        return format_number(x, std::max(style.precision, prose_digits), true);
+    };
     const auto given = [&](const Answer& a) -> std::string {
         switch (a.kind) {
             case Answer::Kind::blank:
@@ -208,11 +211,17 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
                 : fmt::format(", but those of step {} look worked out with e^x (see above)",
                               step_title(t, *find_step(t, hidden->step_id))));
     } else if (!any_answered_wrong && first_blank != nullptr) {
-        out += fmt::format(
-            "\n{} of {} answers {} blank; every answer given is right ({}). Fill in the blanks, "
-            "starting with step {}.\n",
-            n_wrong, n_cells, n_wrong == 1 ? "is" : "are", within,
-            step_title(t, *find_step(t, first_blank->step_id)));
+        out += n_wrong == n_cells
+                   ? fmt::format(
+                         "\n{} of {} answers {} blank: none is given yet. Fill in the "
+                         "blanks, starting with step {}.\n",
+                         n_wrong, n_cells, n_wrong == 1 ? "is" : "are",
+                         step_title(t, *find_step(t, first_blank->step_id)))
+                   : fmt::format(
+                         "\n{} of {} answers {} blank; every answer given is right "
+                         "({}). Fill in the blanks, starting with step {}.\n",
+                         n_wrong, n_cells, n_wrong == 1 ? "is" : "are", within,
+                         step_title(t, *find_step(t, first_blank->step_id)));
     } else {
         out += fmt::format("\n{} of {} answers {} wrong or blank ({}).", n_wrong, n_cells,
                            n_wrong == 1 ? "is" : "are", within);

@@ -90,4 +90,17 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
     return out;
 }
 
+std::string render_positions_file(const Matrix& positions, std::string_view command) {
+    const Json file = {{"schema", "attn.positions"}, {"positions", matrix(positions)}};
+    std::string out;
+    out +=
+        "// An attn positions file: one row per position, added to the embeddings (X' = X + P).\n";
+    out += fmt::format("// Made by: {}\n", command);
+    out += json_layout::write(
+        file, {{"/positions",
+                fmt::format("{} positions × d_model = {}", positions.rows(), positions.cols())}});
+    out += '\n';
+    return out;
+}
+
 }  // namespace attn

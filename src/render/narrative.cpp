@@ -60,7 +60,8 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row, int
                                format_number(weights[j], precision, true), value_name(t, j));
             ++n_shown;
         } else {
-            rest += weights[j];
+            // as the table shows it, so that the rest adds up the table's own digits
+            rest += std::round(weights[j] * std::pow(10.0, precision)) / std::pow(10.0, precision);
             ++n_rest;
         }
     }
@@ -346,7 +347,7 @@ Notes notes(const Trace& t, const Step& step, int shown_precision) {
                 break;
             }
             n.after.push_back(fmt::format(
-                "The weights computed above differ from these by up to {}, and the output below, "
+                "The weights computed above differ from these by up to {}, and the output Z, "
                 "made with them as asked, differs by up to {} from the output these would give.",
                 format_number(largest, std::max(precision, 2), true),
                 format_number(head.correct_output_difference, std::max(precision, 2), true)));

@@ -170,7 +170,7 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
         cos += head.q(bi, k) / qn * (head.k(bj, k) / kn);
     }
     cos = std::clamp(cos, -1.0, 1.0);
-    if (score_underflows(qn, kn) && cos != 0.0) {
+    if (score_underflows(qn, kn) && cos != 0.0 && head.scores(bi, bj) == 0.0) {
         // |q|·|k|·cos θ, too small for a double: its size from logarithms
         const double log10 = std::log10(qn) + std::log10(kn) + std::log10(std::abs(cos));
         const double exponent = std::floor(log10);
@@ -178,12 +178,11 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
             "For example, the largest score{} is query {} against key {}: {} here, although "
             "|q| · |k| · cos\u00A0θ = {} · {} · {} ≈ {}{}e{}. That is below the smallest "
             "number a double holds with full precision (about 2.2e-308), so the score is "
-            "stored {} (it underflows).",
+            "stored as 0 (it underflows).",
             t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
             num(head.scores(bi, bj)), num(qn), num(kn), num(cos), cos < 0 ? "−" : "",
             format_number(std::pow(10.0, log10 - exponent), precision, true),
-            static_cast<long long>(exponent),
-            head.scores(bi, bj) == 0.0 ? "as 0" : "with few correct digits"));
+            static_cast<long long>(exponent)));
         return;
     }
     n.after.push_back(fmt::format(
@@ -192,6 +191,11 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
         "between them.",
         t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
         num(head.scores(bi, bj)), num(qn), num(kn), num(cos)));
+    if (score_underflows(qn, kn) && head.scores(bi, bj) != 0.0) {
+        n.after.emplace_back(
+            "(Numbers this small, below about 2.2e-308, keep fewer correct digits than others, "
+            "so the last digits of this product may be off.)");
+    }
 }
 
 bool score_underflows(double q_norm, double k_norm) {

@@ -228,6 +228,9 @@ std::string latex_text(std::string_view text) {
             case '~':
                 out += "\\~{}";
                 break;
+            case '-':
+                out += "-{}";  // "--seed" stays two hyphens, not an en dash
+                break;
             default:
                 out += ch;
         }
@@ -242,10 +245,10 @@ std::string markdown(std::string_view text) {
     std::string out;
     out.reserve(s.size());
     for (char ch : s) {
-        // emphasis, strikethrough, code, tables, raw HTML, character references, and links
-        // and images (no "[" opens one)
+        // emphasis, strikethrough, code, tables, raw HTML, character references, links and
+        // images (no "[" opens one), and maths ("$x$" where renderers support it)
         if (ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '\\' || ch == '<' ||
-            ch == '[' || ch == ']' || ch == '~' || ch == '&') {
+            ch == '[' || ch == ']' || ch == '~' || ch == '&' || ch == '$') {
             out += '\\';
         }
         out += ch;

@@ -117,6 +117,10 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
         n.after.push_back(query_sums + (head.empty_rows.empty()
                                             ? std::string(": every token spends all of its "
                                                           "attention, and only that.")
+                                        : head.empty_rows.size() == 1
+                                            ? std::string(", but for the token with every key "
+                                                          "masked, which has no weights at all "
+                                                          "(see the warning at the end).")
                                             : std::string(", but for the tokens with every key "
                                                           "masked, which have no weights at all "
                                                           "(see the warning at the end).")));

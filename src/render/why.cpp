@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "lesson.hpp"
+#include "narrative.hpp"
 #include "notation.hpp"
 #include "toolkit.hpp"
 #include "why.hpp"
@@ -175,12 +176,30 @@ void Why::scores(const Head& head, std::size_t i, std::size_t j, const std::stri
                          vector_of(a, "Q" + sub), vector_of(b, "K" + sub)));
     }
     sum(terms, head.scores(i, j));
+    if (lesson::score_underflows(head.q_norms[i], head.k_norms[j])) {
+        // the products are below what a double holds: the sum shown is the stored one
+        line(head.scores(i, j) == 0.0
+                 ? fmt::format("These products are too small for a double (|q| · |k| = {} · {}, "
+                               "below about 2.2e-308 with full precision): each is stored as 0, "
+                               "so the sum above is the stored value, not the exact one (it "
+                               "underflows).",
+                               num(head.q_norms[i]), num(head.k_norms[j]))
+                 : fmt::format("Numbers this small (|q| · |k| = {} · {}, below about 2.2e-308) "
+                               "keep fewer correct digits than others, so the last digits of "
+                               "this sum may be off: it is the stored value.",
+                               num(head.q_norms[i]), num(head.k_norms[j])));
+    }
 }
 
 // The scaling of one score, as the trace's rule did it.
 void Why::scaled(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
                  double value) {
     const WeightsRule& rule = t_.rule;
+    if (lesson::score_underflows(head.q_norms[i], head.k_norms[j]) && head.scores(i, j) != 0.0) {
+        line(
+            "A number this small keeps few correct digits, so the division below is not "
+            "exact either.");
+    }
     const std::string cell_s = cell("S", sub);
     const std::string cell_t = cell("S′", sub);
     const std::string width = rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k";
@@ -216,45 +235,52 @@ void Why::correct_weights(const Head& head, std::size_t i, std::size_t j, const 
     const WeightsRule right = t_.rule.right(t_.config.d_k);
     const bool hand = right.arith == Arith::hand;
     const std::string divisor = hand ? num(right.divisor()) : "√d_k";
-    const std::string done =
-        t_.rule.over != SoftmaxOver::rows
-            ? (t_.rule.over == SoftmaxOver::all ? "the softmax over the whole matrix"
-                                                : "the softmax over each column")
-        : t_.rule.scale_by == ScaleBy::d_model ? "scores divided by √d_model"
-                                               : "scores that were not scaled";
+    // named by queries and keys, never by rows and columns, which the layout swaps
+    // (both mistakes when a run makes both)
+    const std::string scaling = t_.rule.scale_by == ScaleBy::d_model ? "scores divided by √d_model"
+                                : t_.rule.scale_by == ScaleBy::none  ? "scores that were not scaled"
+                                                                     : "";
+    const std::string softmax =
+        t_.rule.over == SoftmaxOver::all       ? "one softmax over the whole matrix"
+        : t_.rule.over == SoftmaxOver::columns ? "one softmax per key (over its queries)"
+                                               : "";
+    const std::string done = scaling.empty()   ? softmax
+                             : softmax.empty() ? scaling
+                                               : scaling + " and " + softmax;
     line(fmt::format(
-        "{} is a weight of the right rule, shown beside the walk-through's {}: the scores "
-        "divided by {}{}, then the softmax over each row (each query's keys).",
+        "{} is a weight of the right rule, shown beside the walk-through's weights, which came "
+        "from {}. The right rule divides the scores by {}{} and takes one softmax per query "
+        "(over that query's keys).",
         cell(a_name, ""), done, divisor,
-        hand ? fmt::format(" (√d_k = {} rounded) and rounded down", num(right.sqrt_width()))
+        hand ? fmt::format(" (√d_k = {} rounded) and rounds down", num(right.sqrt_width()))
              : fmt::format(" = {}", num(right.divisor()))));
-    // the scores of this query, scaled by the right rule, and masked as the run masks
+    // the scores of this query, scaled by the right rule, and masked as the run masks: the
+    // right rule's softmax reads only this row
     const std::size_t n = head.scores.rows();
     Matrix logits(n, n);
     std::vector<std::string> terms;
     constexpr std::size_t listed = 12;
-    for (std::size_t r = 0; r < n; ++r) {
-        for (std::size_t c = 0; c < n; ++c) {
-            const bool blocked = t_.mask && !t_.mask->allowed(r, c);
-            logits(r, c) =
-                blocked ? -std::numeric_limits<double>::infinity() : right.scale(head.scores(r, c));
-            if (r == i && c < listed) {
-                const std::string where = toolkit::terminal(t_.tokens[c]);
-                terms.push_back(blocked ? fmt::format("masked: −∞ [{}]", where)
-                                : hand
-                                    ? fmt::format("⌊{} / {}⌋ = {} [{}]", num(head.scores(r, c)),
-                                                  num(right.divisor()), num(logits(r, c)), where)
-                                    : fmt::format("{} / {} = {} [{}]", num(head.scores(r, c)),
-                                                  num(right.divisor()), num(logits(r, c)), where));
-            }
+    for (std::size_t c = 0; c < n; ++c) {
+        const bool blocked = t_.mask && !t_.mask->allowed(i, c);
+        logits(i, c) =
+            blocked ? -std::numeric_limits<double>::infinity() : right.scale(head.scores(i, c));
+        if (c >= listed) {
+            continue;
         }
+        const std::string where = toolkit::terminal(t_.tokens[c]);
+        terms.push_back(blocked ? fmt::format("masked: −∞ [{}]", where)
+                        : hand  ? fmt::format("⌊{} / {}⌋ = {} [{}]", num(head.scores(i, c)),
+                                              num(right.divisor()), num(logits(i, c)), where)
+                                : fmt::format("{} / {} = {} [{}]", num(head.scores(i, c)),
+                                              num(right.divisor()), num(logits(i, c)), where));
     }
     if (n > listed) {
         terms.push_back(fmt::format("… and {} more", n - listed));
     }
-    line(fmt::format("The scores of query '{}', scaled by the right rule (S / {}):", row, divisor));
+    const std::string scaled = hand ? "⌊S / " + divisor + "⌋" : "S / " + divisor;
+    line(fmt::format("The scores of query '{}', scaled by the right rule ({}):", row, scaled));
     list(terms);
-    softmax_cell(logits, right, i, j, "S / " + divisor, a_name, row, col, value);
+    softmax_cell(logits, right, i, j, scaled, a_name, row, col, value);
 }
 
 void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_t i, std::size_t j,
@@ -306,7 +332,8 @@ void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_
         "largest of them (subtracted only so that nothing overflows){}.",
         cell(a_name, ""), b,
         // the term of this cell: its key's score in a row, its query's in a column
-        rule.over == SoftmaxOver::all       ? row + "," + col
+        // (the cell as shown: key then query in the column layout)
+        rule.over == SoftmaxOver::all       ? (columns_ ? col + "," + row : row + "," + col)
         : rule.over == SoftmaxOver::columns ? row
                                             : col,
         b, what, num(max), hand ? "; by hand, 3 stands in for e" : ""));
@@ -322,10 +349,10 @@ void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_
             continue;
         }
         const std::string where =
-            rule.over == SoftmaxOver::rows ? toolkit::terminal(t_.tokens[c])
-            : rule.over == SoftmaxOver::columns
-                ? toolkit::terminal(t_.tokens[r])
-                : toolkit::terminal(t_.tokens[r]) + ", " + toolkit::terminal(t_.tokens[c]);
+            rule.over == SoftmaxOver::rows      ? toolkit::terminal(t_.tokens[c])
+            : rule.over == SoftmaxOver::columns ? toolkit::terminal(t_.tokens[r])
+            : columns_ ? toolkit::terminal(t_.tokens[c]) + ", " + toolkit::terminal(t_.tokens[r])
+                       : toolkit::terminal(t_.tokens[r]) + ", " + toolkit::terminal(t_.tokens[c]);
         terms.push_back(std::isinf(s) ? fmt::format("{}^−∞ = 0 [{}]", b, where)
                                       : fmt::format("{}^({} − {}) = {} [{}]", b, num(s), paren(max),
                                                     num(e), where));

@@ -2,7 +2,7 @@
 """Every sentence true: runs attn explain over combinations of --layout, --scale-by (and
 --no-scale), --softmax-over, --mask, --positions, --heads and --arith, with --why on several
 cells (and four runs with the tables at --precision 0 and 1, whose sentences, read-outs and
---why still quote two decimals: their arithmetic and --why are checked), and checks what it
+--why still quote four decimals: their arithmetic and --why are checked), and checks what it
 prints:
 
 - every worked arithmetic line holds for the numbers it shows: a / b = c, ⌊a / b⌋ = c,
@@ -420,7 +420,7 @@ def check_readouts(where, text, cols, precision=4):
             j = int(at) if at else labels.index(key)
             shown.add(j)
             # written at the table's precision, the same digits the table shows (sentences
-            # quote at least two decimals: with --precision 0 or 1, within the table's rounding)
+            # quote at least four decimals: with --precision 0 or 1, within the table's rounding)
             if abs(float(w) - weights[j]) > (1e-12 if precision >= 2 else 0.5 * 10 ** -precision + 0.005):
                 fail(where, f"{m[0][:80]!r}: {w} of V[{key}], but the table has {weights[j]}")
         # the weights not named: those the table prints as 0.0000 may be masked (0) or tiny

@@ -61,6 +61,12 @@ struct SeedParts {
 /// seeded_input, seeding only `parts`; the other numbers are left empty for the caller.
 Input seeded_input(std::string_view sentence, const Config& config, SeedParts parts);
 
+/// The numbers of explain() without what only its explanations need: every matrix of every
+/// head, the concatenation and the output, but no labels, no facts for the prose, no check
+/// that each is finite and no step list. What a training run computes once per example (the
+/// forward pass that backward_pass() undoes); explain() is the same computation and more.
+Trace forward(const Input& input, const Config& config);
+
 /// Runs single-head self-attention on `input`, recording every step.
 /// Throws attn::Error when the shapes of the input do not fit together.
 ///

@@ -53,6 +53,8 @@ enum class Field {
     theme,
     steps,
     why,
+    train_steps,  ///< attn train --steps
+    epochs,
     tolerance,  ///< the last: tables indexed by Field have field_count rows
 };
 

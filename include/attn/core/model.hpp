@@ -164,6 +164,17 @@ struct Provenance {
 Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_model,
                          std::uint64_t seed, bool hand = false);
 
+/// One seeded row per name: row i is N(0, 1) rounded to two decimals (whole numbers from -2 to
+/// 2 with `hand`), drawn from the stream (domain, names[i]). seeded_embeddings is the domain
+/// "embedding"; a training task's targets are "target".
+Matrix seeded_rows(const std::vector<std::string>& names, std::size_t width, std::uint64_t seed,
+                   std::string_view domain, bool hand = false);
+
+/// A seeded matrix (rows, cols) of N(0, stddev²) rounded to two decimals (whole numbers from -1
+/// to 1 with `hand`), drawn from the stream ("weights", name): W_Q is the name "W_Q".
+Matrix seeded_matrix(std::size_t rows, std::size_t cols, double stddev, std::uint64_t seed,
+                     std::string_view name, bool hand = false);
+
 /// Seeded W_Q, W_K, W_V for `config.n_heads` heads: entries N(0, 1/d_model) rounded to two
 /// decimals, so that with unit-variance embeddings Q, K and V have entries of variance about
 /// 1, and scores QKᵀ of variance about d_k (the variance the scaling step removes). With more

@@ -35,6 +35,9 @@ Matrix transpose(const Matrix& a);
 /// Every element times `factor`.
 Matrix scaled(const Matrix& a, double factor);
 
+/// a (r, c) += b (r, c), element by element: how gradients are summed.
+void add_to(Matrix& a, const Matrix& b);
+
 /// The causal mask (T, T): row i may attend to columns 0..i (itself and earlier tokens).
 Mask causal_mask(std::size_t n_tokens);
 

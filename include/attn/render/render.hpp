@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "attn/core/cell.hpp"
 #include "attn/core/check.hpp"
 #include "attn/core/trace.hpp"
+#include "attn/core/train.hpp"
 
 namespace attn {
 
@@ -114,6 +116,10 @@ std::string render_json(const Trace& trace);
 /// --model. `command` is the command line that made it, quoted in the header comment.
 std::string render_model_file(const Input& input, const Config& config, std::string_view command);
 
+/// A positions file ({"positions": [[...], ...]}, read by --positions FILE) with a comment
+/// naming the command that made it.
+std::string render_positions_file(const Matrix& positions, std::string_view command);
+
 /// The worked arithmetic behind one cell (--why): the computation term by term with the
 /// trace's own numbers, e.g. "S[is, book] = q_is · k_book = 0.12·(-0.40) + ... = 1.234".
 std::string render_why(const Trace& trace, const CellRef& cell, const TextStyle& style);
@@ -133,8 +139,9 @@ std::string format_number(double value, int precision, bool unicode);
 std::string format_number(const Variance& value, int precision, bool unicode);
 
 /// The fewest decimals a sentence or a worked arithmetic line quotes a number with, whatever
-/// --precision the tables use (with 0 or 1, "3 / 2 = 2" is no arithmetic a student can check).
-inline constexpr int prose_digits = 2;
+/// --precision the tables use: with 0 or 1, "3 / 2 = 2" is no arithmetic a student can check,
+/// and with 2, e^(0.04 − 0.28) = 0.78 rounds differently from its own rounded inputs.
+inline constexpr int prose_digits = 4;
 
 /// Whether x is a whole number that prints exactly without decimals.
 bool is_whole(double x) noexcept;
@@ -151,6 +158,28 @@ std::string format_checkable(double value, int precision, bool unicode);
 /// attn's own Unicode glyphs spelled in ASCII: "·" → "*", "ᵀ" → "^T", "√" → "sqrt",
 /// "−∞" → "-inf"... (for attn's prose; formulas have their own ASCII notation).
 std::string to_ascii(std::string_view text);
+
+// attn train's report and files (src/render/training.cpp)
+
+/// Before training: the task in a sentence (from its showcase example), the examples, the
+/// model's sizes, what is trained and what keeps its seeded numbers, the steps and η.
+std::string render_training_plan(const TaskData& data, const TrainSettings& settings);
+/// The progress line of one step: "  step 120/600  loss 0.0312".
+std::string render_training_progress(const Progress& progress);
+/// After training: the loss sparkline with its range, the held-out accuracy and focus, and
+/// where the showcase sentence's graded token attends under the trained parameters
+/// (`showcase`: forward() of showcase_example(data) with them).
+std::string render_training_result(const TaskData& data, const TrainSettings& settings,
+                                   const TrainResult& result, const Trace& showcase);
+/// `values` as at most `columns` marks (▁ to █, or _.-~=+*# in ASCII), each the mean of its
+/// share of the values, scaled from the lowest mark to the highest.
+std::string render_sparkline(std::span<const double> values, std::size_t columns, bool unicode);
+/// The model file's description: the task, seed, steps, η, what was trained, the held-out
+/// accuracy, and where the showcase's graded token attends (`showcase` as above).
+std::string training_description(const TaskData& data, const TrainSettings& settings,
+                                 const TrainResult& result, const Trace& showcase);
+/// The loss curve as an SVG line plot (--svg).
+std::string render_loss_svg(const TaskData& data, const TrainResult& result);
 
 /// One worked example for `attn examples`: its name, its description and the command that
 /// runs it.
