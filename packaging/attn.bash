@@ -19,6 +19,7 @@ _attn() {
         --scale-by) COMPREPLY=($(compgen -W "d_k d_model none" -- "$cur")); return ;;
         --softmax-over) COMPREPLY=($(compgen -W "rows columns all" -- "$cur")); return ;;
         --layout) COMPREPLY=($(compgen -W "row col" -- "$cur")); return ;;
+        --theme) COMPREPLY=($(compgen -W "auto light dark" -- "$cur")); return ;;
         --unknown) COMPREPLY=($(compgen -W "error random" -- "$cur")); return ;;
         --model|--embeddings|--weights|--qkv)
             local examples
@@ -34,7 +35,7 @@ _attn() {
     case $sub in
         explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --max-memory --lowercase
                        --chars --scale-by --no-scale --softmax-over --arith --embeddings --weights --model --qkv --unknown --from
-                       --precision --steps --layout --pause --quiet-text --color --width --ascii
+                       --precision --steps --layout --present --pause --quiet-text --color --theme --width --ascii
                        --json --format --svg --html --npz --why --head --checkpoint --layer --stats --threads --target --backward --lr
                        --force --help" ;;
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
-#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,16 +43,29 @@ struct EnumNames<ColorMode> {
                                       Named<ColorMode>{ColorMode::never, "never"}};
 };
 
+/// --theme: the terminal's background, for the colours; auto: from $COLORFGBG when set.
+enum class ThemeChoice { automatic, light, dark };
+
+template <>
+struct EnumNames<ThemeChoice> {
+    static constexpr std::array names{Named<ThemeChoice>{ThemeChoice::automatic, "auto"},
+                                      Named<ThemeChoice>{ThemeChoice::light, "light"},
+                                      Named<ThemeChoice>{ThemeChoice::dark, "dark"}};
+};
+
 }  // namespace attn
 
 namespace attn::cli {
+
+class Console;
 
 /// What the process runs in: its streams, whether they are terminals, its environment.
 struct Io {
     std::ostream& out;
     std::ostream& err;
-    std::istream* in = nullptr;  ///< for --pause; nullptr: no input
-    std::string executable{};    ///< this program's path, to find its examples; may be empty
+    /// The terminal for --present, when stdin and stdout are one; nullptr otherwise.
+    Console* console = nullptr;
+    std::string executable{};  ///< this program's path, to find its examples; may be empty
     bool stdin_is_terminal = false;
     bool stdout_is_terminal = false;
     std::size_t terminal_columns = 0;  ///< 0 when unknown
@@ -95,6 +107,7 @@ struct ExplainOptions {
     std::string steps;             ///< comma-separated step ids or numbers; empty: all
     std::string layout = "row";    ///< row, or col for the by-hand exercises' column layout
     std::string color = "auto";
+    std::string theme = "auto";        ///< the background: light, dark, or auto ($COLORFGBG)
     std::string json;                  ///< a path, "-" for stdout, empty for none
     std::string format = "text";       ///< text, markdown, latex, or none (no walk-through)
     std::optional<long long> threads;  ///< threads to compute and write with; unset: cores
@@ -112,7 +125,7 @@ struct ExplainOptions {
     bool chars = false;
     bool no_scale = false;  ///< skip the scaling by √d_k: --scale-by none
     bool quiet_text = false;
-    bool pause = false;  ///< wait for Enter between steps (on a terminal)
+    bool present = false;  ///< --present (--pause): one step per screen, driven by keys
     bool ascii = false;
     bool stats = false;     ///< print timings and memory to stderr
     bool force = false;     ///< replace write-protected output files too
@@ -243,6 +256,12 @@ int run_explain(const ExplainOptions& options, Io& io);
 /// otherwise only a terminal whose TERM is not "dumb" gets colour.
 bool use_color(const std::string& flag, const Io& io);
 
+/// The background the colours must be readable on: --theme light|dark, or for auto the
+/// background colour $COLORFGBG names ("15;0": foreground 15 on background 0; rxvt's rule:
+/// 0 to 6 and 8 are dark, 7 and 9 to 15 light), else unknown. Throws attn::Error (usage)
+/// for another value of --theme.
+Theme theme_of(const std::string& flag, const Io& io);
+
 /// 24 when COLORTERM says the terminal has 24-bit colour ("truecolor" or "24bit"), else 256.
 int color_depth(const Io& io);
 
@@ -256,8 +275,10 @@ std::size_t max_memory_of(const std::string& text);
 /// The text width: --width when given, else the terminal's, else $COLUMNS, else 80.
 std::size_t text_width(int flag, const Io& io);
 
-/// --pause: the pages one at a time; Enter goes on, q (or the end of input) stops.
-void walk_with_pauses(const std::vector<TextPage>& pages, const TextStyle& style, Io& io);
+/// --present: the walk-through one step per screen on `console`, driven by keys, until q
+/// or the terminal closing. The console is given back on every way out (a signal that ends
+/// the process too: console.hpp); a failed write throws attn::Error (output).
+void present(const Trace& trace, const TextStyle& style, Console& console, Io& io);
 
 /// The step ids selected by a --steps value such as "scores,weights" or "5,7" or "3".
 /// Throws attn::Error (usage) naming the valid choices for an unknown one.

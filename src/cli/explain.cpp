@@ -326,6 +326,18 @@ int run_explain(const ExplainOptions& options, Io& io) {
             watch.lap("write " + target.path, bytes);
         });
     }
+    if (o.present) {
+        const std::string instead = o.html == "-"                  ? "--html -"
+                                    : o.svg == "-"                 ? "--svg -"
+                                    : o.json == "-"                ? "--json -"
+                                    : format != OutputFormat::text ? "--format " + o.format
+                                    : !cells.empty()               ? "--why"
+                                                                   : "";
+        if (!instead.empty()) {
+            io.err << "attn: note: --present shows the text walk-through, and " << shown(instead)
+                   << " prints something else instead; printing that\n";
+        }
+    }
     const auto print = [&] {
         const Sink to_stdout = [&io](std::string_view piece) {
             io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
@@ -343,17 +355,21 @@ int run_explain(const ExplainOptions& options, Io& io) {
             watch.lap("write JSON to stdout", bytes);
         } else if (format == OutputFormat::none) {
             // compute and files only
-        } else if (cells.empty() && o.pause && io.in != nullptr && io.stdin_is_terminal &&
-                   io.stdout_is_terminal) {
-            walk_with_pauses(render_text_pages(trace, style), style, io);
+        } else if (cells.empty() && format == OutputFormat::text && o.present &&
+                   io.console != nullptr) {
+            present(trace, style, *io.console, io);
         } else if (cells.empty() && format == OutputFormat::markdown) {
             render_markdown(trace, style, to_stdout);  // written as made, never held whole
         } else if (cells.empty() && format == OutputFormat::latex) {
             render_latex(trace, style, to_stdout);
         } else if (cells.empty()) {
-            if (o.pause) {
-                io.err << "attn: note: --pause needs a terminal on stdin and stdout; printing "
-                          "every step at once\n";
+            if (o.present) {
+                io.err << "attn: note: --present needs a terminal on stdin and stdout (here "
+                       << (io.stdin_is_terminal && io.stdout_is_terminal ? "none was given"
+                           : io.stdin_is_terminal                        ? "stdout is not one"
+                           : io.stdout_is_terminal                       ? "stdin is not one"
+                                                                         : "neither is one")
+                       << "); printing the whole walk-through\n";
             }
             render_text(trace, style, to_stdout);
         } else {

@@ -189,6 +189,7 @@ TextStyle to_style(const ExplainOptions& o, const Io& io) {
     style.unicode = !o.ascii;
     style.color = use_color(o.color, io);
     style.color_depth = color_depth(io);
+    style.theme = theme_of(o.theme, io);
     style.explanations = !o.quiet_text;
     style.layout = choice<Layout>(Field::layout, o.layout);
     return style;

@@ -71,6 +71,7 @@ constexpr auto field_names = std::to_array<std::string_view>({
     "the layout",                    // layout
     "the format",                    // format
     "the colour setting",            // color
+    "the theme",                     // theme
     "the steps",                     // steps
     "the cell",                      // why
     "the number of training steps",  // train_steps

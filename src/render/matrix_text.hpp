@@ -10,4 +10,9 @@ namespace attn::text {
 /// fit the width; attention weights as a heatmap with their sums and its legend.
 void print_matrix(Writer& w, const Step& step);
 
+/// Attention weights too many for the table (overview_text.cpp): every weight as one shaded
+/// character, or blocks of them averaged to fit the width, each query shaded against its own
+/// largest weight, with a ruler of key indices and the legend.
+void print_overview(Writer& w, const Step& step);
+
 }  // namespace attn::text

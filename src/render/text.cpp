@@ -83,10 +83,11 @@ void print_tokens(Writer& w, const Step& step) {
     }
 }
 
-void print_heading(Writer& w, const Trace& trace, const Step& step) {
-    w.line(w.paint(toolkit::heading_rule(w.text(lesson::heading(trace, step)), w.style().width,
-                                         w.style().unicode),
-                   "1"));
+void print_heading(Writer& w, std::string_view title) {
+    for (const auto& line :
+         toolkit::heading_rule(w.text(title), w.style().width, w.style().unicode)) {
+        w.line(w.paint(line, "1"));
+    }
 }
 
 void print_summary(Writer& w, const Trace& trace) {
@@ -109,11 +110,8 @@ void print_heads_side_by_side(Writer& w, const Trace& trace) {
     const auto& g = *trace.gpt2;
     const auto& tokens = trace.tokens;
     w.line();
-    w.line(w.paint(toolkit::heading_rule(
-                       w.text(fmt::format("Every head of layer {} [{}{}], side by side",
-                                          g.layer + 1, g.prefix, gpt2_name(g.layer, "attn"))),
-                       w.style().width, w.style().unicode),
-                   "1"));
+    print_heading(w, fmt::format("Every head of layer {} [{}{}], side by side", g.layer + 1,
+                                 g.prefix, gpt2_name(g.layer, "attn")));
     w.paragraph(w.text(fmt::format(
         "For each token (a row) and each of the {} heads (a column): the token it attends to "
         "most, and that weight (ties go to the earlier token). --head N walks through head N "
@@ -196,10 +194,10 @@ void write_pages(const Trace& trace, const TextStyle& style,
             "each column.");
     }
     // a page is handed over when the next is made: the warnings go at the end of the last
-    TextPage page{"", w.take()};
-    const auto next = [&](std::string title, std::string text) {
+    TextPage page{"", "", w.take()};
+    const auto next = [&](std::string title, std::string number, std::string text) {
         emit(std::move(page));
-        page = {std::move(title), std::move(text)};
+        page = {std::move(title), std::move(number), std::move(text)};
     };
 
     for (const Step* step : toolkit::visible_steps(trace, style.steps, style.layout)) {
@@ -212,15 +210,15 @@ void write_pages(const Trace& trace, const TextStyle& style,
             // a checkpoint's heads without --head: side by side before the concatenation
             if (step->head == trace.heads.size() && step->op == StepOp::output) {
                 print_heads_side_by_side(w, trace);
-                next(w.text("Every head, side by side"), w.take());
+                next(w.text("Every head, side by side"), "", w.take());
             }
             continue;
         }
         w.line();
-        print_heading(w, trace, *step);
+        print_heading(w, lesson::heading(trace, *step));
         w.wrapped(
             w.formula(step->formula) + "\u00A0\u00A0\u00A0\u00A0" + w.text(shapes_line(*step)), "",
-            "36");
+            toolkit::formula_sgr(w.style().theme));
         if (brief) {
             w.paragraph(fmt::format("(Head {} in brief: its attention weights only; --head {} "
                                     "shows all of its steps.)",
@@ -228,7 +226,7 @@ void write_pages(const Trace& trace, const TextStyle& style,
                         "", "2");
             w.line();
             print_matrix(w, *step);
-            next(w.text(lesson::heading(trace, *step)), w.take());
+            next(w.text(lesson::heading(trace, *step)), step->number, w.take());
             continue;
         }
         const auto notes = lesson::notes(trace, *step, style.precision);
@@ -250,7 +248,7 @@ void write_pages(const Trace& trace, const TextStyle& style,
                 w.paragraph(note);
             }
         }
-        next(w.text(lesson::heading(trace, *step)), w.take());
+        next(w.text(lesson::heading(trace, *step)), step->number, w.take());
     }
     const auto warnings = lesson::warnings(trace);
     if (!warnings.empty()) {

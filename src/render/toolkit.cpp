@@ -406,11 +406,23 @@ std::vector<std::string> wrap_lines(std::string_view text, std::size_t width) {
     return out;
 }
 
-std::string heading_rule(std::string_view title, std::size_t width, bool unicode) {
-    const std::size_t used = 3 + width_of(title) + 1;
-    const std::size_t fill = width > used ? width - used : 2;
-    return std::string(unicode ? "━━ " : "== ") + std::string(title) + " " +
-           repeat(unicode ? "━" : "=", fill);
+std::vector<std::string> heading_rule(std::string_view title, std::size_t width, bool unicode) {
+    const std::string lead = unicode ? "━━ " : "== ";
+    const std::string bar = unicode ? "━" : "=";
+    // a title too long for one line is wrapped under itself, the rule after its last line
+    std::vector<std::string> lines;
+    const auto parts = width_of(title) + 6 > width ? wrap(title, width, 3, 3)
+                                                   : std::vector<std::string>{std::string(title)};
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        lines.push_back((i == 0 ? lead : std::string(3, ' ')) + parts[i]);
+    }
+    const std::size_t used = width_of(lines.back()) + 1;
+    if (used + 2 <= width) {
+        lines.back() += " " + repeat(bar, width - used);
+    } else {
+        lines.push_back(std::string(3, ' ') + repeat(bar, width > 5 ? width - 3 : 2));
+    }
+    return lines;
 }
 
 std::string repeat(std::string_view s, std::size_t n) {
@@ -454,6 +466,67 @@ std::string truncate(std::string_view s, std::size_t width, bool unicode) {
     return out + std::string(ellipsis);
 }
 
+namespace {
+
+// The length of the colour code (ESC [ parameters final byte) at the start of `s`, 0 if none.
+std::size_t code_length(std::string_view s) {
+    if (s.size() < 2 || s[0] != '\x1b' || s[1] != '[') {
+        return 0;
+    }
+    std::size_t i = 2;
+    while (i < s.size() && s[i] >= 0x20 && s[i] <= 0x3F) {
+        ++i;
+    }
+    return i < s.size() ? i + 1 : s.size();
+}
+
+}  // namespace
+
+std::size_t painted_width(std::string_view line) {
+    std::size_t width = 0;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        if (const std::size_t code = code_length(line.substr(i))) {
+            i += code;
+            continue;
+        }
+        const std::size_t len = utf8::grapheme_length(line.substr(i));
+        width += utf8::display_width(line.substr(i, len));
+        i += len;
+    }
+    return width;
+}
+
+std::string clip_painted(std::string_view line, std::size_t width, bool unicode) {
+    if (painted_width(line) <= width) {
+        return std::string(line);
+    }
+    std::string out;
+    std::size_t used = 0;
+    std::size_t i = 0;
+    bool painted = false;
+    while (i < line.size()) {
+        if (const std::size_t code = code_length(line.substr(i))) {
+            out.append(line.substr(i, code));
+            painted = true;
+            i += code;
+            continue;
+        }
+        const std::size_t len = utf8::grapheme_length(line.substr(i));
+        const std::size_t w = utf8::display_width(line.substr(i, len));
+        if (used + w + 1 > width) {
+            break;
+        }
+        out.append(line.substr(i, len));
+        used += w;
+        i += len;
+    }
+    if (width > 0) {
+        out += unicode ? "…" : "~";
+    }
+    return painted ? out + "\x1b[0m" : out;
+}
+
 std::vector<std::optional<std::size_t>> shown_indices(std::size_t n, std::size_t head,
                                                       std::size_t tail) {
     std::vector<std::optional<std::size_t>> out;
@@ -471,18 +544,6 @@ std::vector<std::optional<std::size_t>> shown_indices(std::size_t n, std::size_t
         out.emplace_back(i);
     }
     return out;
-}
-
-Rgb heat(double weight) {
-    const double t = std::clamp(weight, 0.0, 1.0);
-    const auto mix = [t](int from, int to) {
-        return static_cast<int>(std::lround(from + (to - from) * t));
-    };
-    return {mix(255, 8), mix(255, 48), mix(255, 107)};
-}
-
-bool light_text_on(double weight) {
-    return weight > 0.5;
 }
 
 std::string numbered_tokens(const std::vector<std::string>& tokens, Escape escape) {

@@ -47,7 +47,9 @@ std::string Why::render() {
     const std::string title = fmt::format(
         "Why is {}{} = {}{}?", notation::symbol(step.symbol, notation::Style::unicode), where,
         title_number(step, value), step.op == StepOp::update ? " after the update" : "");
-    out_ += paint(toolkit::heading_rule(text(title), style_.width, style_.unicode), "1") + "\n";
+    for (const auto& line : toolkit::heading_rule(text(title), style_.width, style_.unicode)) {
+        out_ += paint(line, "1") + "\n";
+    }
     const auto base = base_id(step.id);
     // the cell as shown: in the column layout its row and column are the matrix's column
     // and row, and a token's vector is a column

@@ -3,8 +3,9 @@
 # HTML report in headless Chromium (no script errors, every step of the dump, the tensor
 # names, the worked arithmetic of LayerNorm and of the residual stream in the hover data),
 # the SVG heatmap (well-formed, a panel per head, each cell's weight the dump's), --steps
-# (only the steps asked for, in the order of the walk) and --pause through a pseudo-terminal
-# (the checkpoint's steps one page at a time, the heads side by side as a page of their own).
+# (only the steps asked for, in the order of the walk) and --pause (the presenter) through a
+# pseudo-terminal (keys, the step headings and "step N of M", the heads side by side as a screen of
+# their own, q ending with 0 and the terminal restored) and without one (a note, the whole walk).
 #   usage: checkpoint_outputs.sh ATTN CHECKPOINT CHROMIUM XMLLINT
 set -u
 attn=$1
@@ -66,15 +67,54 @@ expected="━━ 2a · Token embeddings E  [wte]
 ━━ 12 · Head 2 · Attention weights A_2  [h.1.attn]"
 [ "$headings" = "$expected" ] || { echo "$headings"; fail "--steps did not show exactly wte, ln_1.variance and head2.weights"; }
 
-# --pause: the checkpoint's steps, a page at a time (Enter: go on, q: quit)
-printf '\n\n\n\nq\n' | script -qec "$attn explain '$text' --checkpoint $checkpoint --layer 2 --pause --color never --width 80" /dev/null >"$dir/pause.txt"
-[ $? -eq 0 ] || fail "--pause: exit code not 0"
-grep -q "── next: 2a · Token embeddings E  \[wte\] · Enter: go on, q: quit ──" "$dir/pause.txt" \
-    || { cat -A "$dir/pause.txt" | head -40; fail "--pause: no prompt before the token embeddings"; }
-grep -q "━━ 2b · Position embeddings P  \[wpe\] ━" "$dir/pause.txt" || fail "--pause: Enter did not show wpe"
-grep -q "── next: 3 · What the layers below did Δ" "$dir/pause.txt" || fail "--pause: the layers below are not a page"
-if grep -q "━━ 4b · LayerNorm" "$dir/pause.txt"; then fail "--pause: q did not end the walk-through"; fi
-printf '%0.s\n' $(seq 1 60) | script -qec "$attn explain '$text' --checkpoint $checkpoint --layer 2 --pause --color never --width 80" /dev/null >"$dir/all.txt"
-grep -q "── next: Every head, side by side" "$dir/all.txt" || fail "--pause: the heads side by side are not a page"
-grep -q "━━ 17c · The layer's output H_2  \[h.1\] ━" "$dir/all.txt" || fail "--pause: the walk did not reach the layer's output"
+# --pause (the presenter, --present): the checkpoint's steps a screen at a time, driven by keys
+# in a pseudo-terminal (tests/cli/pty_session.py, as present_pty.py drives the lesson); each
+# wait has its own timeout, and timeout(1) ends the whole if it should hang all the same
+timeout 120 python3 - "$(dirname "$0")" "$attn" "$checkpoint" "$text" "$dir" <<'EOF' \
+    || fail "--pause in a pseudo-terminal (above)"
+import os, sys
+sys.path.insert(0, os.path.abspath(sys.argv[1]))
+from pty_session import Session, check, failures
+attn, checkpoint, text, cwd = sys.argv[2:6]
+RIGHT, LEFT, END = b"\x1b[C", b"\x1b[D", b"\x1b[F"
+s = Session(attn, ["explain", text, "--checkpoint", checkpoint, "--layer", "2", "--pause",
+                   "--color", "never"], cwd, rows=24, cols=80)
+s.wait_frames(1)
+check(s.screen()[-1].startswith("── overview, 26 steps · next: 1 · Tokens"),
+      f"the first screen's status: {s.screen()[-1]!r}")
+# each key, the heading of the screen it shows and the start of that screen's status line
+for keys, heading, status in [
+        (RIGHT, "━━ 1 · Tokens", "── step 1 of 26 · next: 2a · Token embeddings E  [wte]"),
+        (RIGHT, "━━ 2a · Token embeddings E  [wte]", "── step 2 of 26 "),
+        (RIGHT, "━━ 2b · Position embeddings P  [wpe]", "── step 3 of 26 "),
+        (LEFT, "━━ 2a · Token embeddings E  [wte]", "── step 2 of 26 "),
+        (b"3", "━━ 3 · What the layers below did Δ", "── step 5 of 26 "),
+        (b"5", "━━ 5a · Query weights W_Q  [h.1.attn.c_attn.weight]", "── step 12 of 26 "),
+        (b"g 4b\r", "━━ 4b · LayerNorm: each token's mean μ  [h.1.ln_1]", "── step 7 of 26 "),
+        (b"g 14\r", "━━ 14 · Concatenation Z  [h.1.attn]", "── step 20 of 26 "),
+        (LEFT, "━━ Every head of layer 2 [h.1.attn], side by side", "── step 19 of 26 "),
+        (END, "━━ 17c · The layer's output H_2  [h.1]", "── step 26 of 26 "),
+]:
+    os.write(s.master, keys)
+    screen = s.wait_screen(heading)
+    check(bool(screen) and screen[-1].startswith(status),
+          f"after {keys!r}: the status {screen[-1] if screen else None!r}, expected {status!r}")
+os.write(s.master, b"q")
+code = s.finish()
+check(code == 0, f"q: exit status {code}, expected 0")
+check(s.err == "", f"q: stderr {s.err!r}")
+s.restored("q")
+s.close()
+sys.exit(1 if failures else 0)
+EOF
+# without a terminal: the note, and the whole walk-through, without escapes
+timeout 60 "$attn" explain "$text" --checkpoint "$checkpoint" --layer 2 --pause --color never \
+    </dev/null >"$dir/all.txt" 2>"$dir/err" || fail "--pause without a terminal: exit code not 0"
+grep -qF "attn: note: --present needs a terminal on stdin and stdout" "$dir/err" \
+    || { cat "$dir/err"; fail "--pause without a terminal: no note"; }
+grep -q "━━ Every head of layer 2 \[h.1.attn\], side by side ━" "$dir/all.txt" \
+    || fail "--pause without a terminal: the heads side by side are missing"
+grep -q "━━ 17c · The layer's output H_2  \[h.1\] ━" "$dir/all.txt" \
+    || fail "--pause without a terminal: the walk did not reach the layer's output"
+if grep -q $'\x1b' "$dir/all.txt"; then fail "--pause without a terminal: escapes in the output"; fi
 echo "ok: $(echo "$ids" | wc -w) steps in the page, the SVG, --steps and --pause"

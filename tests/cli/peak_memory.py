@@ -146,10 +146,12 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # ---- outputs: every kind written as it is made
     sentence = " ".join(f"w{i}" for i in range(320))
+    # (a page of more than 40 tokens draws its T x T steps as compact heatmaps, smaller than
+    # the matrices they show: the model4.html case below is the page larger than the peak)
     for option, name in [("--html", "page.html"), ("--svg", "heat.svg")]:
         expect(f"{option} of 320 tokens under --max-memory 8M",
                ["explain", sentence, option, at(name), "--format", "none"], 8 * MIB, "ok",
-               larger_than_peak=at(name))
+               larger_than_peak=at(name) if option == "--svg" else None)
     expect("--json of 320 tokens under --max-memory 8M",
            ["explain", sentence, "--json", at("dump.json"), "--format", "none"], 8 * MIB, "ok")
     expect("--html - of 320 tokens under --max-memory 8M", ["explain", sentence, "--html", "-"],
@@ -206,7 +208,7 @@ with tempfile.TemporaryDirectory() as tmp:
     sentence = " ".join(f"w{i}" for i in range(1000))
     expect("--html for 1,000 tokens under --max-memory 47M",
            ["explain", sentence, "--html", at("page1000.html"), "--steps", "weights", "--format",
-            "none"], 47 * MIB, "ok", larger_than_peak=at("page1000.html"))
+            "none"], 47 * MIB, "ok")
     expect("--html for 1,000 tokens under --max-memory 20M",
            ["explain", sentence, "--html", at("no.html")], 20 * MIB, "refused", "needs about")
     check("nothing is written when refused", not os.path.exists(at("no.html")), "")

@@ -50,6 +50,7 @@ enum class Field {
     layout,
     format,
     color,
+    theme,
     steps,
     why,
     train_steps,  ///< attn train --steps

@@ -16,6 +16,10 @@
 
 namespace attn {
 
+/// The terminal's background, as far as attn knows (--theme, or $COLORFGBG): the colours
+/// are chosen to be readable on it, and on both kinds when it is unknown.
+enum class Theme { unknown, light, dark };
+
 /// How the terminal walk-through looks.
 struct TextStyle {
     int precision = 4;               ///< digits after the decimal point
@@ -23,6 +27,7 @@ struct TextStyle {
     bool unicode = true;             ///< false: ASCII only (-inf, sqrt, ->, ...)
     bool color = false;              ///< ANSI colours and the attention heatmap
     int color_depth = 256;           ///< 256 colours, or 24 for 24-bit colour (COLORTERM=truecolor)
+    Theme theme = Theme::unknown;    ///< the background the colours must be readable on
     bool explanations = true;        ///< false: headings, formulas and matrices only
     std::vector<std::string> steps;  ///< ids of the steps to show; empty: all
     std::size_t head = 0;         ///< show this head (1-based) in full, the others in brief; 0: all
@@ -38,12 +43,33 @@ std::string render_summary(const Trace& trace, const TextStyle& style);
 
 /// One piece of the walk-through: the header (title empty), or one step with its title.
 struct TextPage {
-    std::string title;  ///< e.g. "5 · Scores S"
+    std::string title;   ///< e.g. "5 · Scores S"
+    std::string number;  ///< the step's number, e.g. "5" or "3a"; empty for the header
     std::string text;
 };
 
-/// The walk-through in pieces, for --pause: the header first, then one page per step.
+/// The walk-through in pieces, for --present: the header first, then one page per step.
 std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& style);
+
+/// One screen of the presenter (--present).
+struct ScreenView {
+    std::size_t page = 0;    ///< into render_text_pages(): 0 the overview, then the steps
+    std::size_t scroll = 0;  ///< lines of the page scrolled past below its heading
+    std::size_t rows = 24;   ///< the terminal's size
+    std::size_t cols = 80;
+    bool help = false;     ///< the keys instead of the page
+    std::string prompt{};  ///< shown in the footer while a step number is typed ("go to step: 1")
+    std::string note{};    ///< shown in the footer for one screen ("no step 12: ...")
+};
+
+/// The presenter's screen: exactly view.rows lines, none wider than view.cols columns: the
+/// page's heading on the first line, its body from view.scroll, and on the last line where
+/// the lesson is ("step 3 of 9"), the next step's title and the keys.
+std::vector<std::string> render_screen(const std::vector<TextPage>& pages, const ScreenView& view,
+                                       const TextStyle& style);
+
+/// How many lines `page`'s body can scroll on a screen of `rows` lines (0 when it fits).
+std::size_t screen_scroll_limit(const TextPage& page, std::size_t rows);
 
 /// The whole walk-through as text, in teaching order.
 std::string render_text(const Trace& trace, const TextStyle& style);
