@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "attn/core/ops.hpp"
 #include "attn/render/render.hpp"
 #include "narrative.hpp"
 
@@ -29,7 +31,42 @@ bool close_to(const Variance& x, const Variance& target) {
 
 // Why S′'s variance is not about 1, from the numbers: the entries' own variances, whose product
 // is what S′ has on average for independent entries of mean 0, and whether it is close to that.
-std::string not_near_one(const Head& head, const std::string& sub, int precision) {
+// The mean of a matrix's finite entries, computed on entries divided by 2^e (exactly), so that
+// the sum never overflows; as m · 2^e.
+std::pair<double, int> scaled_mean(const Matrix& m) {
+    double largest = 0.0;
+    for (double x : m.data()) {
+        largest = std::isfinite(x) ? std::max(largest, std::abs(x)) : largest;
+    }
+    int e = 0;
+    if (largest > 0.0) {
+        std::frexp(largest, &e);
+    }
+    double sum = 0.0;
+    std::size_t n = 0;
+    for (double x : m.data()) {
+        if (std::isfinite(x)) {
+            sum += std::ldexp(x, -e);
+            ++n;
+        }
+    }
+    return {n == 0 ? 0.0 : sum / static_cast<double>(n), e};
+}
+
+// Whether the entries of m have a mean far from 0 against their spread: |mean| at least their
+// standard deviation (so a constant matrix of ones counts, and random entries of mean 0 do not).
+bool mean_far_from_zero(const Matrix& m, const Variance& variance) {
+    const auto [mean, e] = scaled_mean(m);
+    if (mean == 0.0) {
+        return false;
+    }
+    // |mean · 2^e| ≥ sqrt(scaled · 2^exponent), compared as squares in the scaled units
+    const double mean_squared = mean * mean;
+    const double var_in_units = std::ldexp(variance.scaled, variance.exponent - 2 * e);
+    return mean_squared >= var_in_units;
+}
+
+std::string not_near_one(const Trace& t, const Head& head, const std::string& sub, int precision) {
     const auto num = [precision](const Variance& v) { return format_number(v, precision, true); };
     const Variance product{head.variance_q.scaled * head.variance_k.scaled,
                            head.variance_q.exponent + head.variance_k.exponent};
@@ -47,11 +84,41 @@ std::string not_near_one(const Head& head, const std::string& sub, int precision
                            "variance that keeps S′{} from 1.",
                            num(head.variance_scaled), close_percent, sub);
     }
-    return start + fmt::format(
-                       ". {} is not close to that either: with {} scores, one run can stray far "
-                       "from the average, and the average holds only for entries that are "
-                       "independent with mean 0.",
-                       num(head.variance_scaled), head.scores.size());
+    const auto plain = [precision](double x) { return format_checkable(x, precision, true); };
+    const std::string differs =
+        fmt::format(". {} is not close to that either: ", num(head.variance_scaled));
+    // the cause the numbers show, where they show one: underflow, then means far from 0
+    if (const std::size_t n = underflowed_scores(t, head); n > 0) {
+        return start + differs +
+               fmt::format(
+                   "{} of the {} scores are products too small for a double (see the "
+                   "warning), stored as 0 or with few correct digits, so their variance "
+                   "is not that of the true products.",
+                   n, head.scores.size());
+    }
+    const bool q_off = mean_far_from_zero(head.q, head.variance_q);
+    const bool k_off = mean_far_from_zero(head.k, head.variance_k);
+    if (q_off || k_off) {
+        const auto mean = [](const Matrix& m) {
+            const auto [x, e] = scaled_mean(m);
+            return std::ldexp(x, e);
+        };
+        const std::string which =
+            q_off && k_off ? fmt::format("the entries of Q{0} have mean {1} and those of K{0} {2}",
+                                         sub, plain(mean(head.q)), plain(mean(head.k)))
+            : q_off ? fmt::format("the entries of Q{} have mean {}", sub, plain(mean(head.q)))
+                    : fmt::format("the entries of K{} have mean {}", sub, plain(mean(head.k)));
+        return start + differs +
+               fmt::format(
+                   "{}, not 0 (at least as large as their spread), and the average "
+                   "holds only for entries of mean 0.",
+                   which);
+    }
+    return start + differs +
+           fmt::format(
+               "with {} scores, one run can stray far from the average, and the average "
+               "holds only for entries that are independent with mean 0.",
+               head.scores.size());
 }
 
 }  // namespace
@@ -106,8 +173,9 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
     if (head.scores.size() < 2) {
         n.before.push_back(fmt::format(
             "Here {} = {}, so √{} = {}. (With a single score there is no spread to measure; try "
-            "a longer sentence to see the variance shrink.)",
-            width, value, width, num(rule.sqrt_width())));
+            "{} to see the variance shrink.)",
+            width, value, width, num(rule.sqrt_width()),
+            t.qkv_given ? "Q, K and V of more tokens" : "a longer sentence"));
         return;
     }
     const bool near_one = close_to(head.variance_scaled, Variance{1.0, 0});
@@ -134,13 +202,37 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
                                                               : sqrt_d_k / rule.sqrt_width()),
                           t.config.d_model > t.config.d_k ? "smaller" : "larger")
         : near_one ? "which is " + verdict + "."
-                   : not_near_one(head, sub, precision),
+                   : not_near_one(t, head, sub, precision),
         rounded ? "" : " exactly"));
     if (rounded) {
         n.before.push_back(fmt::format(
             "(Exactly, the variance would fall to {}: scores this small, below about 2.2e-308, "
             "keep fewer digits, and dividing them by √{} rounds.)",
             var(exact), width));
+    }
+    // --pad-to: the variances above count the padding tokens' scores too, which can turn the
+    // verdict round; the real tokens' own, beside them
+    const std::size_t total = t.tokens.size();
+    const std::size_t real = total - std::min(total, t.config.n_pad);
+    if (t.config.n_pad > 0 && real >= 2) {
+        Matrix s(real, real);
+        Matrix scaled(real, real);
+        for (std::size_t i = 0; i < real; ++i) {
+            for (std::size_t j = 0; j < real; ++j) {
+                s(i, j) = head.scores(i, j);
+                scaled(i, j) = head.scaled_scores(i, j);
+            }
+        }
+        const Variance v_real = variance_of(scaled);
+        n.before.push_back(fmt::format(
+            "These variances count all {} scores, the {} of the padding tokens (--pad-to) too. "
+            "Over the {} scores between the {} real tokens alone, the variance falls from {} "
+            "(S{}) to {} (S′{}), which is {}.",
+            total * total, total * total - real * real, real * real, real, var(variance_of(s)), sub,
+            var(v_real), sub,
+            close_to(v_real, Variance{1.0, 0})
+                ? fmt::format("close to 1 (within {}% of it)", close_percent)
+                : fmt::format("not close to 1 (more than {}% away from it)", close_percent)));
     }
 }
 

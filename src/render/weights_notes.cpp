@@ -148,8 +148,9 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
             }
             keys = fmt::format(
                 "each key's weights sum to 1, but for {} {}, which every query is blocked "
-                "from and which gets no weight at all",
-                blocked.size() == 1 ? "key" : "keys", listed(blocked));
+                "from and which {} no weight at all",
+                blocked.size() == 1 ? "key" : "keys", listed(blocked),
+                blocked.size() == 1 ? "gets" : "get");
         }
         if (all_one(mine, {})) {
             n.after.push_back(fmt::format("Softmax over each key: {}. {}", keys, sums_hide));
@@ -182,7 +183,8 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
             "scores now compete with each other. The smallest weight{} is {}.",
             head.attention.size(), range_of(mine, precision), quoted(t.tokens[top]),
             format_number(mine[top], precision, true),
-            t.mask ? " of a cell the mask lets through" : "", fmt::format("{:.3g}", smallest)));
+            t.mask ? " of a cell the mask lets through" : "",
+            format_checkable(smallest, precision, true)));
     }
 }
 

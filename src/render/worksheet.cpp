@@ -20,7 +20,8 @@ std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precis
     if (step.kind == StepKind::mask) {
         return step.allowed(r, c) ? "1" : "0";
     }
-    return format_tidy(step.value(r, c), precision, true);
+    // one form for the whole table (table_numbers): never "2", "2.0000", "2" in one column
+    return table_numbers(step, precision).format(step.value(r, c), true);
 }
 
 // Markdown escapes for a token or the sentence: no cell ends, no emphasis, link, image or

@@ -430,3 +430,30 @@ TEST_CASE("cli: --why names a repeated token by its index, everywhere in the exp
     REQUIRE(x.code == 0);
     CHECK_THAT(x.out, Catch::Contains("Why is X[He, d0] = 1.0000?"));
 }
+
+TEST_CASE("cli: the scaling sentences name the cause the numbers show", "[cli][sentences]") {
+    // --pad-to: the padding's zeros turn the verdict round; the real tokens' own is beside it
+    const auto pad = run({"explain", "This is book", "--pad-to", "5", "--mask", "causal", "--color",
+                          "never", "--width", "1000"});
+    REQUIRE(pad.code == 0);
+    CHECK_THAT(pad.out, Catch::Contains("from 2.7167 (S) to 0.9056 (S′), which is close to 1"));
+    CHECK_THAT(pad.out, Catch::Contains("Over the 9 scores between the 3 real tokens alone, the "
+                                        "variance falls from 7.4438 (S) to 2.4813 (S′), which is "
+                                        "not close to 1"));
+    // not chance but underflow, or entries whose mean is not 0
+    const std::string good = std::string(ATTN_SOURCE_DIR) + "/tests/inputs/good/";
+    const auto under = run(
+        {"explain", "--qkv", good + "qkv-subnormal.json", "--color", "never", "--width", "1000"});
+    CHECK_THAT(under.out, Catch::Contains("9 of the 9 scores are products too small for a double"));
+    CHECK_THAT(under.out, !Catch::Contains("one run can stray far"));
+    const auto ones =
+        run({"explain", "--qkv",
+             std::string(ATTN_SOURCE_DIR) + "/data/examples/weather-word-lengths-qkv.json",
+             "--color", "never", "--width", "1000"});
+    REQUIRE(ones.code == 0);
+    CHECK_THAT(ones.out,
+               Catch::Contains("the entries of Q have mean 1 and those of K 1.4907, not 0"));
+    // random entries of mean near 0: chance, as before
+    const auto book = run({"explain", "This is book", "--color", "never", "--width", "1000"});
+    CHECK_THAT(book.out, Catch::Contains("with 9 scores, one run can stray far from the average"));
+}
