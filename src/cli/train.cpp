@@ -91,12 +91,6 @@ std::string command_line(Task task, const TrainSettings& s) {
     return cmd;
 }
 
-// MODEL-positions.json beside MODEL.json (or MODEL-positions.json beside MODEL).
-std::string positions_path(const std::string& model) {
-    const std::string stem = model.ends_with(".json") ? model.substr(0, model.size() - 5) : model;
-    return stem + "-positions.json";
-}
-
 // Why the run stopped, and what to do: a usage error, since --lr (or the task's default with
 // these sizes) was the choice that made it diverge.
 Error diverged(const Divergence& d, const TrainResult& r, double lr, double task_lr) {
@@ -139,9 +133,6 @@ int run_train(const TrainOptions& o, Io& io) {
     const TrainSettings s = settings_of(o, task, train_size);
     const bool positions = s.config.positions == PositionKind::file;
     std::vector<OutputTarget> outputs{{"--output", o.output}};
-    if (positions) {
-        outputs.push_back({"--output", positions_path(o.output)});
-    }
     if (!o.svg.empty()) {
         outputs.push_back({"--svg", o.svg});
     }
@@ -196,20 +187,12 @@ int run_train(const TrainOptions& o, Io& io) {
     model.weights = r.parameters.weights;
     model.sentence = std::string(task_setup(task).sentence);
     model.description = training_description(data, s, r, shown_trace);
-    if (positions) {
-        const std::string path = positions_path(o.output);
-        const auto slash = path.rfind('/');
-        model.description +=
-            "; its positions are in " + path.substr(slash == std::string::npos ? 0 : slash + 1);
+    if (positions) {  // the table, learned or seeded, goes in the model file
+        model.positions = r.parameters.positions;
     }
     const std::string text = render_model_file(model, s.config, command);
     OutputSet files(o.force);
     files.add(outputs[0], [&text](const OutputSet::Sink& sink) { sink(text); });
-    if (positions) {
-        files.add(outputs[1], [&](const OutputSet::Sink& sink) {
-            sink(render_positions_file(r.parameters.positions, command));
-        });
-    }
     if (!o.svg.empty()) {
         files.add(outputs.back(),
                   [&](const OutputSet::Sink& sink) { sink(render_loss_svg(data, r)); });
@@ -218,9 +201,7 @@ int run_train(const TrainOptions& o, Io& io) {
     for (const auto& w : written) {
         io.err << "attn: wrote " << shown(describe(w)) << '\n';
     }
-    io.err << "attn: explain it with: attn explain --model " << shown(o.output)
-           << (positions ? " --positions " + shown(positions_path(o.output)) : std::string())
-           << '\n';
+    io.err << "attn: explain it with: attn explain --model " << shown(o.output) << '\n';
     return 0;
 }
 

@@ -31,7 +31,11 @@ ModelFile read_model(const std::string& path, std::size_t max_memory) {
     if (const Value* v = root.find("tokenizer")) {
         m.tokenizer = tokenizer_value(r, *v, "tokenizer");
     }
-    if (const Value* v = root.find("positions")) {
+    if (const Value* v = root.find("positions"); v != nullptr && v->type == Value::Type::array) {
+        // a table, as a positions file holds it (attn train writes learned ones so)
+        m.positions_table = r.matrix(*v, "positions");
+        m.positions = PositionKind::file;
+    } else if (v != nullptr) {
         const auto text = r.string_value(*v, "positions");
         if (text == "sinusoidal") {
             m.positions = PositionKind::sinusoidal;
@@ -39,8 +43,8 @@ ModelFile read_model(const std::string& path, std::size_t max_memory) {
             m.positions = PositionKind::none;
         } else {
             r.fail(*v, "positions",
-                   fmt::format("the positions are \"{}\", expected \"none\" or \"sinusoidal\" "
-                               "(a table goes in its own file, given with --positions FILE)",
+                   fmt::format("the positions are \"{}\", expected \"none\", \"sinusoidal\" "
+                               "or a table, one row of numbers per position",
                                shown(text)));
         }
     }

@@ -116,10 +116,6 @@ std::string render_json(const Trace& trace);
 /// --model. `command` is the command line that made it, quoted in the header comment.
 std::string render_model_file(const Input& input, const Config& config, std::string_view command);
 
-/// A positions file ({"positions": [[...], ...]}, read by --positions FILE) with a comment
-/// naming the command that made it.
-std::string render_positions_file(const Matrix& positions, std::string_view command);
-
 /// The worked arithmetic behind one cell (--why): the computation term by term with the
 /// trace's own numbers, e.g. "S[is, book] = q_is · k_book = 0.12·(-0.40) + ... = 1.234".
 std::string render_why(const Trace& trace, const CellRef& cell, const TextStyle& style);
