@@ -170,7 +170,7 @@ Trace explain_checkpoint(const ExplainOptions& o, std::size_t max_memory) {
         request.head = static_cast<std::size_t>(o.head - 1);
     }
     // before anything large is allocated: the heads' T×T steps grow with the text
-    check_gpt2_memory(c, request.layer, request.token_ids.size(), max_memory);
+    check_gpt2_memory(c, request.layer, request.token_ids.size(), budget_now(max_memory));
     request.source = o.checkpoint;
     const CheckpointTensors tensors(ck.model);
     request.prefix = tensors.prefix();

@@ -160,7 +160,11 @@ Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const 
 }  // namespace
 
 bool Tolerance::allows(double given, double expected) const noexcept {
-    return std::abs(given - expected) <= std::max(absolute, relative * std::abs(expected));
+    // a billionth of the value is a double's rounding, never a student's mistake: with
+    // --tolerance 0 the exact -0.0401 of the answer key is not wrong beside attn's
+    // -0.04010000000000001
+    return std::abs(given - expected) <=
+           std::max({absolute, relative * std::abs(expected), rounding * std::abs(expected)});
 }
 
 std::vector<std::string> inputs_of(const Trace& t, const std::string& id) {

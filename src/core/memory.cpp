@@ -15,21 +15,6 @@
 #include "attn/core/gpt2.hpp"
 
 namespace attn {
-namespace {
-
-// The --max-memory error, one wording for every run: `what` needs `need` bytes for its
-// matrices (`sizes`), more than the limit, and what to do (`instead`, or raise the limit).
-[[noreturn]] void over_limit(std::string_view what, std::size_t need, std::string_view sizes,
-                             std::size_t max_bytes, std::string_view instead) {
-    throw Error(ErrorKind::usage, Field::max_memory,
-                fmt::format("{} needs about {} for its matrices ({}), more than {} {}\n  hint: "
-                            "{}, or raise the limit ({} {})",
-                            what, human_bytes(need), sizes, subject, human_bytes(max_bytes),
-                            instead, subject, enough_memory(need)));
-}
-
-}  // namespace
-
 std::string MemoryBudget::allows() const {
     std::string text = fmt::format("{} {} allows", subject, human_bytes(limit));
     if (held > 0) {
@@ -88,15 +73,13 @@ std::size_t gpt2_bytes(const Gpt2Config& g, std::size_t layer, std::size_t n_tok
 }
 
 void check_gpt2_memory(const Gpt2Config& g, std::size_t layer, std::size_t n_tokens,
-                       std::size_t max_bytes) {
-    const std::size_t need = gpt2_bytes(g, layer, n_tokens);
-    if (need > max_bytes) {
-        over_limit(
-            "this walk", need,
-            fmt::format("{} {} through layer {} of a model of n_embd {} and {} heads", n_tokens,
-                        n_tokens == 1 ? "token" : "tokens", layer + 1, g.n_embd, g.n_head),
-            max_bytes, "use a shorter text");
-    }
+                       const MemoryBudget& budget) {
+    check_memory_for(
+        gpt2_bytes(g, layer, n_tokens), budget,
+        fmt::format("this walk needs about {{}} for its matrices ({} {} through layer {} of a "
+                    "model of n_embd {} and {} heads)",
+                    n_tokens, n_tokens == 1 ? "token" : "tokens", layer + 1, g.n_embd, g.n_head),
+        "use a shorter text");
 }
 
 std::string human_bytes(std::size_t b) {

@@ -157,6 +157,7 @@ File::File(std::string path) : path_(std::move(path)) {
         const auto* first = static_cast<const char*>(map_) + 8;
         const std::string_view text(first, header_length_);
         header_ = parse_header(text, size - 8 - header_length_, shown(path_) + " (header)");
+        release(static_cast<const unsigned char*>(map_), 8 + header_length_);  // copied out
     } catch (...) {
         ::munmap(map_, map_size_);
         throw;
@@ -233,6 +234,18 @@ std::vector<double> File::values(const Tensor& t, std::uint64_t first, std::uint
     return out;
 }
 
+void File::release(const unsigned char* p, std::uint64_t n) noexcept {
+    // the mapped pages just read, given back: a file's pages count as resident memory while
+    // they stay mapped in, and --max-memory bounds the whole run's. Read again, they come back
+    // from the file (a private mapping that is never written holds nothing of its own).
+    static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto at = reinterpret_cast<std::uintptr_t>(p);  // NOLINT: an address as a number
+    const std::uintptr_t begin = at / page * page;
+    const std::uintptr_t end = (at + n + page - 1) / page * page;
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): the page-aligned start of the same mapping
+    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
 void File::convert(const Tensor& t, std::uint64_t first, std::uint64_t count, double* out) const {
     const Floats type = floats_of(t.dtype);
     if (type == Floats::other) {
@@ -251,6 +264,7 @@ void File::convert(const Tensor& t, std::uint64_t first, std::uint64_t count, do
                         : type == Floats::f16  ? convert_all<Floats::f16>(p, count, out)
                         : type == Floats::bf16 ? convert_all<Floats::bf16>(p, count, out)
                                                : convert_all<Floats::f64>(p, count, out);
+    release(p, count * t.dtype_size);
     if (finite) {
         return;
     }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -73,10 +74,12 @@ bool is_whole(double x) noexcept {
 std::string format_number(const Variance& value, int precision, bool unicode) {
     const double x = value.value();
     const bool too_small = value.scaled > 0.0 && x < 0.5 * std::pow(10.0, -precision);
-    if (std::isfinite(x) && !too_small) {
+    if (value.scaled == 0.0 || (std::isfinite(x) && !too_small)) {
         return format_number(x, precision, unicode);
     }
-    if (std::isfinite(x) && x > 0.0) {  // 1e-9 is not 0.0000: as the worked arithmetic writes it
+    // 1e-9 is not 0.0000: as the worked arithmetic writes it; but a subnormal double (below
+    // 2.2e-308) keeps only a few digits of scaled · 2^exponent, so those take the way below
+    if (std::isfinite(x) && x >= std::numeric_limits<double>::min()) {
         return fmt::format("{:.{}e}", x, std::max(precision, 1));
     }
     // past the largest double, or below the smallest: m · 10^e, from log10 of scaled · 2^exponent

@@ -248,6 +248,24 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("the same answers under --max-memory 16M", ["check", at("ws3/filled.json")],
            16 * MIB, "refused", "checking these answers needs about")
 
+    # ---- a GPT-2 checkpoint (safetensors, mapped): the file's pages count as resident memory
+    # while they stay in, so attn gives each block's pages back once it is converted; a 73 MiB
+    # checkpoint walked through all of its 6 layers peaked at 102 MiB before that
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                    "reference"))
+    import make_gpt2_reference  # numpy only for make_large (the module imports torch too)
+    make_gpt2_reference.make_large(at("ck"), n_embd=512, n_head=8, n_layer=6, n_ctx=64,
+                                   vocab_size=512)
+    size = os.path.getsize(at("ck/model.safetensors"))
+    check("the checkpoint is larger than the limit and the allowance", size > 48 * MIB,
+          f"{size / MIB:.1f} MiB")
+    walk = ["explain", "He took the hat", "--checkpoint", at("ck"), "--layer", "6", "--head",
+            "1", "--format", "none"]
+    expect(f"a {size / MIB:.0f} MiB checkpoint walked to layer 6 under --max-memory 40M", walk,
+           40 * MIB, "ok")
+    expect("the same walk under --max-memory 16M", walk, 16 * MIB, "refused",
+           "this walk needs about")
+
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)

@@ -328,3 +328,21 @@ TEST_CASE(
     // within twice the tolerance of each other: matching the mirror may be a coincidence
     CHECK(verdict(0.6 * gap).swapped_cells.empty());
 }
+
+TEST_CASE("check: --tolerance 0 is exact up to the rounding of doubles, no further", "[check]") {
+    const attn::Tolerance exact{0.0, 0.0};
+    // the answer key's exact -0.0401 beside attn's -0.0401 computed as a double
+    CHECK(exact.allows(-0.0401, -0.040100000000000025));
+    CHECK(exact.allows(1.5, 1.5));
+    // one digit off in the fourth place is a mistake, however small
+    CHECK_FALSE(exact.allows(-0.0402, -0.0401));
+    CHECK_FALSE(exact.allows(1e-6, 2e-6));
+    // a billionth of the value, and not an absolute amount: 0 is 0
+    CHECK_FALSE(exact.allows(1e-300, 0.0));
+    CHECK(exact.allows(1000.0000001, 1000.0));
+    CHECK_FALSE(exact.allows(1000.00001, 1000.0));
+    // the default and the relative tolerance are as before
+    CHECK(attn::Tolerance{}.allows(0.54, 0.5));
+    CHECK_FALSE(attn::Tolerance{}.allows(0.56, 0.5));
+    CHECK(attn::Tolerance{0.0, 0.01}.allows(101.0, 100.0));
+}

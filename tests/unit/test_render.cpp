@@ -54,6 +54,9 @@ TEST_CASE("a variance prints finite however large or small it is", "[render]") {
     const auto narrow = attn::variance_of(attn::Matrix{{1e-200, -1e-200}});
     CHECK(narrow.value() == 0.0);
     CHECK(attn::format_number(narrow, 4, true) == "1.0000e-400");
+    // a subnormal double (6.8774e-321 as a double) keeps few digits: from scaled · 2^e
+    CHECK(attn::format_number(attn::variance_of(attn::Matrix{{1e-160, 3e-160}, {2e-160, 1e-160}}),
+                              8, true) == "6.87500000e-321");
     // too small for four decimals but a double: scientific, not 0.0000
     CHECK(attn::format_number(attn::variance_of(attn::Matrix{{1e-5, -1e-5}}), 4, true) ==
           "1.0000e-10");

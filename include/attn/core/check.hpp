@@ -70,8 +70,10 @@ inline constexpr std::size_t mistake_count =
     static_cast<std::size_t>(Mistake::scaled_by_d_model) + 1;
 
 /// How far an answer may be from the right value: within `absolute`, or within `relative`
-/// times the right value's size, whichever allows more.
+/// times the right value's size, whichever allows more; and always within `rounding` times
+/// it, the rounding of doubles (so --tolerance 0 means exact up to that).
 struct Tolerance {
+    static constexpr double rounding = 1e-9;
     double absolute = 0.05;
     double relative = 0.0;
     [[nodiscard]] bool allows(double given, double expected) const noexcept;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "attn/core/matrix.hpp"
+#include "attn/core/memory.hpp"
 
 namespace attn {
 
@@ -127,12 +128,16 @@ double gelu_new(double x) noexcept;
 /// About how many bytes a walk of `n_tokens` tokens through a layer of this model takes: the
 /// walked layer's Trace (every head's steps, as estimate_bytes), one layer's weights converted
 /// to double at a time, the MLP's hidden numbers and the residual stream's matrices. The
-/// mapped checkpoint itself is not counted: it is the file's pages, read, not copied.
+/// mapped checkpoint itself is not counted: its pages are read as a block of a tensor is
+/// converted and given back right after (safetensors::File::convert), so at most one block
+/// of them is resident at a time.
 std::size_t gpt2_bytes(const Gpt2Config& config, std::size_t layer, std::size_t n_tokens) noexcept;
 
-/// Throws attn::Error (usage, Field::max_memory) when gpt2_bytes is more than `max_bytes`.
+/// Throws attn::Error (usage, Field::max_memory) when gpt2_bytes is more than the budget
+/// leaves (one budget for the whole run: the tokenizer's vocabulary and merges, read
+/// before, count against it too).
 void check_gpt2_memory(const Gpt2Config& config, std::size_t layer, std::size_t n_tokens,
-                       std::size_t max_bytes);
+                       const MemoryBudget& budget);
 
 /// Runs GPT-2 on the request's tokens up to the end of layer `request.layer` and records the
 /// walk-through: a Trace whose heads are that layer's attention heads (causal, scaled by

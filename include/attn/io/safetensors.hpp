@@ -128,6 +128,9 @@ class File {
     // Elements [first, first + count) of `t` converted into out[0, count): one loop per dtype,
     // straight from the mapping. Throws as values() does.
     void convert(const Tensor& t, std::uint64_t first, std::uint64_t count, double* out) const;
+    // Gives the mapped pages of n bytes from p back to the system (they are read again from
+    // the file if touched).
+    static void release(const unsigned char* p, std::uint64_t n) noexcept;
 
     std::string path_;
     void* map_ = nullptr;  // the whole file, mapped read-only (PROT_READ)
