@@ -75,6 +75,16 @@ grep -q "attn explain --model $dir/p.json\$" "$dir/err" || fail "no command to e
     || fail "explain cannot read the previous-token model with its positions"
 grep -q '"id": "positions"' "$dir/p-trace.json" || fail "the walk-through has no positions step"
 
+# --no-scale: the model without scaling, the same run with it beside it, both curves in the SVG
+"$attn" train coreference -o "$dir/ns.json" --no-scale --d-k 32 --steps 40 --svg "$dir/ns.svg" \
+    >"$dir/out" 2>"$dir/err" || { cat "$dir/err"; fail "--no-scale failed"; }
+grep -q "not scaled (the model file)" "$dir/out" || { cat "$dir/out"; fail "--no-scale shows no comparison"; }
+grep -q "scores / √d_k = 5.6569" "$dir/out" || fail "--no-scale shows no scaled curve"
+grep -q "Held-out accuracy: .* without scaling, .* with it" "$dir/out" || fail "--no-scale compares no accuracies"
+grep -q "Made by: attn train coreference .* --no-scale" "$dir/ns.json" || fail "the model file's command lacks --no-scale"
+[ "$(grep -c "<polyline" "$dir/ns.svg")" -eq 2 ] || fail "the --no-scale plot has not two curves"
+"$attn" explain --model "$dir/ns.json" --format none --json "$dir/ns-trace.json" || fail "explain cannot read the --no-scale model"
+
 # the shipped learned examples are what their recorded commands make, byte for byte
 for task in previous-token match; do
     "$attn" train "$task" -o "$dir/learned-$task.json" >/dev/null 2>&1 || fail "attn train $task failed"
