@@ -221,9 +221,12 @@ int run_explain(const ExplainOptions& options, Io& io) {
                                 o.format));
     }
     if (style.layout == Layout::col && (!o.html.empty() || !o.svg.empty())) {
-        io.err << "attn: note: the " << (o.html.empty() ? "SVG heatmap" : "HTML report")
-               << " shows the row layout (a row per query); --layout col changes only the "
-                  "terminal walk-through\n";
+        const std::string which = o.html.empty()  ? "SVG heatmap shows"
+                                  : o.svg.empty() ? "HTML report shows"
+                                                  : "HTML report and the SVG heatmap show";
+        io.err << "attn: note: the " << which
+               << " the row layout (a row per query); --layout col changes only the terminal "
+                  "walk-through\n";
     }
     Stopwatch watch;
     const std::size_t max_memory = max_memory_of(o.max_memory);

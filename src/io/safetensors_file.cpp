@@ -242,8 +242,8 @@ void File::release(const unsigned char* p, std::uint64_t n) noexcept {
     const auto at = reinterpret_cast<std::uintptr_t>(p);  // NOLINT: an address as a number
     const std::uintptr_t begin = at / page * page;
     const std::uintptr_t end = (at + n + page - 1) / page * page;
-    // NOLINTNEXTLINE(performance-no-int-to-ptr): the page-aligned start of the same mapping
-    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+    // the page-aligned start of the same mapping, as madvise wants it
+    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);  // NOLINT
 }
 
 void File::convert(const Tensor& t, std::uint64_t first, std::uint64_t count, double* out) const {

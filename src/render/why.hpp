@@ -21,7 +21,7 @@ namespace attn::why {
 class Why {
   public:
     Why(const Trace& t, const CellRef& cell, const TextStyle& style)
-        : t_(t), cell_(cell), style_(style) {}
+        : t_(t), cell_(cell), style_(style), whole_inputs_(whole_inputs(t)) {}
 
     std::string render();
 
@@ -76,11 +76,28 @@ class Why {
     void gradient(const Step& step, const Head& head, std::size_t i, std::size_t j, double value);
 
     // "0.1200·(-0.4000)"
+    // Whether every input of the lesson is a whole number (the integer examples): then a
+    // whole factor is written without decimals, as those tables write it ("0.1361·1"); in a
+    // lesson of decimals it keeps them, as its tables do ("0.2500·0.0000", never "0.2500·0").
+    static bool whole_inputs(const Trace& t) {
+        const auto whole = [](const Matrix& m) {
+            return std::all_of(m.data().begin(), m.data().end(),
+                               [](double x) { return is_whole(x); });
+        };
+        if (t.qkv_given) {
+            return !t.heads.empty() && whole(t.heads.front().q) && whole(t.heads.front().k) &&
+                   whole(t.heads.front().v);
+        }
+        return whole(t.x) && whole(t.w_q) && whole(t.w_k) && whole(t.w_v) && whole(t.w_o);
+    }
     [[nodiscard]] std::string product(double a, double b) const {
         return paren(a) + (style_.unicode ? "·" : "*") + paren(b);
     }
     [[nodiscard]] std::string paren(double x) const {
-        const std::string s = num(x);
+        const std::string s =
+            whole_inputs_ || !is_whole(x)
+                ? num(x)
+                : format_number(x, std::max(style_.precision, prose_digits), style_.unicode);
         return s.front() == '-' ? "(" + s + ")" : s;
     }
     // whole numbers (the integer examples, --arith hand) without decimals; a number too
@@ -140,6 +157,7 @@ class Why {
     std::string shown_row_;  ///< the cell's row label as shown
     std::string shown_col_;  ///< the cell's column label as shown
     bool columns_ = false;   ///< the column layout: a token's vectors are columns
+    bool whole_inputs_ = false;
 };
 
 }  // namespace attn::why

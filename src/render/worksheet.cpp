@@ -16,12 +16,13 @@
 namespace attn {
 namespace {
 
-std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precision) {
+// `numbers`: the table's one form (table_numbers), decided once per table: never "2",
+// "2.0000", "2" in one column
+std::string cell_text(const Step& step, std::size_t r, std::size_t c, const TableNumbers& numbers) {
     if (step.kind == StepKind::mask) {
         return step.allowed(r, c) ? "1" : "0";
     }
-    // one form for the whole table (table_numbers): never "2", "2.0000", "2" in one column
-    return table_numbers(step, precision).format(step.value(r, c), true);
+    return numbers.format(step.value(r, c), true);
 }
 
 // Markdown escapes for a token or the sentence: no cell ends, no emphasis, link, image or
@@ -105,13 +106,14 @@ void table(toolkit::Spool& out, const Step& step, bool blank, int precision, con
         out += m.align;
     }
     out += m.body;
+    const TableNumbers numbers = table_numbers(step, precision);
     for (std::size_t r = 0; r < step.shape.rows; ++r) {
         around(m.row, step.row_labels[r]);
         for (std::size_t c = 0; c < step.shape.cols; ++c) {
             if (blank) {
                 out += m.blank;
             } else {
-                around(m.cell, cell_text(step, r, c, precision));
+                around(m.cell, cell_text(step, r, c, numbers));
             }
         }
         out += m.row_end;

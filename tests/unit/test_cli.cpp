@@ -429,6 +429,10 @@ TEST_CASE("cli: --why names a repeated token by its index, everywhere in the exp
                         "embeddings[He,d0]", "--color", "never"});
     REQUIRE(x.code == 0);
     CHECK_THAT(x.out, Catch::Contains("Why is X[He, d0] = 1.0000?"));
+    // a whole factor in a lesson of decimals keeps the decimals its table shows
+    const auto q = run(
+        {"explain", "This is book", "--why", "Q[is,q0]", "--color", "never", "--width", "1000"});
+    CHECK_THAT(q.out, Catch::Contains(" + 0.2500·0.0000 + "));
 }
 
 TEST_CASE("cli: the scaling sentences name the cause the numbers show", "[cli][sentences]") {
