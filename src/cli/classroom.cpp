@@ -55,10 +55,13 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
         o.blank.empty() ? default_blank_steps(trace) : select_steps(o.blank, steps);
     for (const auto& id : blank) {
         const auto b = base_id(id);
-        if (b == "tokens" || b == "mask") {
-            throw Error(ErrorKind::usage, "--blank: '" + id +
-                                              "' has nothing to work out, expected steps such "
-                                              "as Q, scores, weights or output");
+        if (b == "tokens" || b == "mask" ||
+            (trace.qkv_given && (b == "Q" || b == "K" || b == "V"))) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("--blank: '{}' has nothing to work out{}, expected steps such "
+                                    "as {}scores, weights or output",
+                                    shown(id), trace.qkv_given ? " (--qkv gives it)" : "",
+                                    trace.qkv_given ? "" : "Q, "));
         }
     }
     std::error_code made;

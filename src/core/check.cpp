@@ -447,6 +447,10 @@ std::vector<std::string> default_blank_steps(const Trace& trace) {
             case StepOp::q:
             case StepOp::k:
             case StepOp::v:
+                if (!trace.qkv_given) {  // given Q, K and V have nothing to work out
+                    out.push_back(s.id);
+                }
+                break;
             case StepOp::scores:
             case StepOp::scaled_scores:
             case StepOp::masked_scores:

@@ -137,7 +137,8 @@ std::size_t check_bytes(const Trace& trace, const AnswerSheet& sheet);
 /// masked or scaled scores, ... (one head's steps; ids as in the worksheet).
 std::vector<std::string> inputs_of(const Trace& trace, const std::string& id);
 
-/// The ids a worksheet leaves blank by default: everything computed.
+/// The ids a worksheet leaves blank by default: everything computed (not Q, K and V when
+/// they are given).
 std::vector<std::string> default_blank_steps(const Trace& trace);
 
 }  // namespace attn
