@@ -41,7 +41,7 @@ _attn() {
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
                     --output --force --help" ;;
         train) opts="--output --seed --lr --steps --epochs --d-model --d-k --d-v --heads --threads
-                     --max-memory --svg --force --help"
+                     --max-memory --no-scale --svg --force --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "coreference previous-token match" -- "$cur")); return; } ;;
         worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --model --qkv --layout --arith --blank --output
                          --force --max-memory --help" ;;

@@ -156,6 +156,8 @@ struct TrainOptions {
     std::string max_memory;  ///< e.g. "4G"; empty: the default
     std::string svg;         ///< a path for the loss curve
     bool force = false;
+    /// Train without scaling the scores, and the same run with it, to compare the curves.
+    bool no_scale = false;
 };
 
 /// Runs `attn train`: trains on a built-in task and writes the model file. Returns the exit

@@ -393,19 +393,25 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
         in.x = Matrix(in.tokens.size(), c.d_model);  // <pad> rows stay zero
         std::copy(found.data().begin(), found.data().end(), in.x.data().begin());
     }
-    if (files.positions && spec.positions_path) {
-        const Matrix& table_p = *files.positions;
+    // a table of positions: --positions FILE, else the model file's own (unless --positions
+    // says none or sinusoidal)
+    const bool model_table = c.positions == PositionKind::file && !spec.positions_path && model &&
+                             model->positions_table;
+    if ((files.positions && spec.positions_path) || model_table) {
+        const Matrix& table_p = model_table ? *model->positions_table : *files.positions;
+        const std::string from =
+            model_table ? shown(model->path) + " (\"positions\")" : shown(*spec.positions_path);
         if (table_p.rows() < in.tokens.size() || table_p.cols() != c.d_model) {
-            throw Error(ErrorKind::input,
-                        fmt::format("{}: the positions are {}×{}, expected at least {} rows (one "
-                                    "per token) of d_model = {} numbers",
-                                    *spec.positions_path, table_p.rows(), table_p.cols(),
-                                    in.tokens.size(), c.d_model));
+            throw Error(
+                ErrorKind::input,
+                fmt::format("{}: the positions are {}×{}, expected at least {} rows (one "
+                            "per token) of d_model = {} numbers",
+                            from, table_p.rows(), table_p.cols(), in.tokens.size(), c.d_model));
         }
         in.positions = Matrix(in.tokens.size(), c.d_model);
         std::copy_n(table_p.data().begin(), in.positions.size(), in.positions.data().begin());
         in.positions_source.kind = Source::Kind::file;
-        in.positions_source.path = *spec.positions_path;
+        in.positions_source.path = model_table ? model->path : *spec.positions_path;
     }
     if (files.mask && spec.mask_path) {
         in.mask = files.mask;

@@ -58,6 +58,7 @@ TrainSettings settings_of(const TrainOptions& o, Task task, std::size_t train_si
     c.d_v = size_or(Field::d_v, o.d_v, setup.d_v);
     c.n_heads = size_or(Field::n_heads, o.heads, 1);
     c.mask = setup.mask;
+    c.scale_by = o.no_scale ? ScaleBy::none : ScaleBy::d_k;
     c.positions = setup.positions ? PositionKind::file : PositionKind::none;
     c.tokenizer.lowercase = true;  // the tasks' words are lowercase; "He" is "he"
     validate(c);
@@ -88,13 +89,10 @@ std::string command_line(Task task, const TrainSettings& s) {
     if (c.n_heads > 1) {
         cmd += fmt::format(" --heads {}", c.n_heads);
     }
+    if (c.scale_by == ScaleBy::none) {
+        cmd += " --no-scale";
+    }
     return cmd;
-}
-
-// MODEL-positions.json beside MODEL.json (or MODEL-positions.json beside MODEL).
-std::string positions_path(const std::string& model) {
-    const std::string stem = model.ends_with(".json") ? model.substr(0, model.size() - 5) : model;
-    return stem + "-positions.json";
 }
 
 // Why the run stopped, and what to do: a usage error, since --lr (or the task's default with
@@ -139,9 +137,6 @@ int run_train(const TrainOptions& o, Io& io) {
     const TrainSettings s = settings_of(o, task, train_size);
     const bool positions = s.config.positions == PositionKind::file;
     std::vector<OutputTarget> outputs{{"--output", o.output}};
-    if (positions) {
-        outputs.push_back({"--output", positions_path(o.output)});
-    }
     if (!o.svg.empty()) {
         outputs.push_back({"--svg", o.svg});
     }
@@ -164,8 +159,10 @@ int run_train(const TrainOptions& o, Io& io) {
     const std::size_t max_memory = max_memory_of(o.max_memory);
 
     const TaskData data = make_task(task, s.config.seed, train_size);
-    check_memory_for(training_bytes(data, s, worker_threads()), budget_now(max_memory),
-                     "training needs about {}", "use a smaller d_model, d_k or fewer heads");
+    // with --no-scale, a second run keeps the first one's parameters and curve beside it
+    check_memory_for(training_bytes(data, s, worker_threads()) * (o.no_scale ? 2 : 1),
+                     budget_now(max_memory), "training needs about {}",
+                     "use a smaller d_model, d_k or fewer heads");
     io.out << render_training_plan(data, s);
     flush_stdout(io);
 
@@ -186,6 +183,14 @@ int run_train(const TrainOptions& o, Io& io) {
     const Example showcase = showcase_example(data);
     const Trace shown_trace = forward(example_input(showcase, r.parameters), s.config);
     io.out << render_training_result(data, s, r, shown_trace);
+    // --no-scale: the same run with the scores divided by √d_k, beside it
+    std::optional<TrainResult> scaled;
+    if (o.no_scale) {
+        TrainSettings with = s;
+        with.config.scale_by = ScaleBy::d_k;
+        scaled = train(data, with);
+        io.out << render_scaling_comparison(s, r, *scaled);
+    }
     flush_stdout(io);  // the report before the files' lines on stderr
 
     // the model file: every token of the task with its vector, the weights, the sentence
@@ -196,31 +201,22 @@ int run_train(const TrainOptions& o, Io& io) {
     model.weights = r.parameters.weights;
     model.sentence = std::string(task_setup(task).sentence);
     model.description = training_description(data, s, r, shown_trace);
-    if (positions) {
-        const std::string path = positions_path(o.output);
-        const auto slash = path.rfind('/');
-        model.description +=
-            "; its positions are in " + path.substr(slash == std::string::npos ? 0 : slash + 1);
+    if (positions) {  // the table, learned or seeded, goes in the model file
+        model.positions = r.parameters.positions;
     }
     const std::string text = render_model_file(model, s.config, command);
     OutputSet files(o.force);
     files.add(outputs[0], [&text](const OutputSet::Sink& sink) { sink(text); });
-    if (positions) {
-        files.add(outputs[1], [&](const OutputSet::Sink& sink) {
-            sink(render_positions_file(r.parameters.positions, command));
-        });
-    }
     if (!o.svg.empty()) {
-        files.add(outputs.back(),
-                  [&](const OutputSet::Sink& sink) { sink(render_loss_svg(data, r)); });
+        files.add(outputs.back(), [&](const OutputSet::Sink& sink) {
+            sink(render_loss_svg(data, r, scaled ? &*scaled : nullptr));
+        });
     }
     const auto written = files.write_all();
     for (const auto& w : written) {
         io.err << "attn: wrote " << shown(describe(w)) << '\n';
     }
-    io.err << "attn: explain it with: attn explain --model " << shown(o.output)
-           << (positions ? " --positions " + shown(positions_path(o.output)) : std::string())
-           << '\n';
+    io.err << "attn: explain it with: attn explain --model " << shown(o.output) << '\n';
     return 0;
 }
 

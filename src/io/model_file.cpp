@@ -32,7 +32,11 @@ ModelFile model(const Reader& r, const Value& root, const std::string& at) {
     if (const Value* v = root.find("tokenizer")) {
         m.tokenizer = tokenizer_value(r, *v, child(at, "tokenizer"));
     }
-    if (const Value* v = root.find("positions")) {
+    if (const Value* v = root.find("positions"); v != nullptr && v->type == Value::Type::array) {
+        // a table, as a positions file holds it (attn train writes learned ones so)
+        m.positions_table = r.matrix(*v, child(at, "positions"));
+        m.positions = PositionKind::file;
+    } else if (v != nullptr) {
         const auto text = r.string_value(*v, child(at, "positions"));
         if (text == "sinusoidal") {
             m.positions = PositionKind::sinusoidal;
@@ -40,8 +44,8 @@ ModelFile model(const Reader& r, const Value& root, const std::string& at) {
             m.positions = PositionKind::none;
         } else {
             r.fail(*v, child(at, "positions"),
-                   fmt::format("the positions are \"{}\", expected \"none\" or \"sinusoidal\" "
-                               "(a table goes in its own file, given with --positions FILE)",
+                   fmt::format("the positions are \"{}\", expected \"none\", \"sinusoidal\" "
+                               "or a table, one row of numbers per position",
                                shown(text)));
         }
     }

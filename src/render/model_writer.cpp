@@ -14,16 +14,21 @@ using json_layout::matrix;
 std::string render_model_file(const Input& in, const Config& c, std::string_view command) {
     Json vectors = json_layout::vectors(in.tokens, in.x);
     Json weights = json_layout::weights(in.weights, c.n_heads);
-    const Json model = {
-        {"schema", "attn.model"},
-        {"description",
-         in.description.empty() ? "A starter lesson with seeded numbers" : in.description},
-        {"sentence", in.sentence},
-        {"mask", to_string(c.mask)},
-        {"tokenizer",
-         {{"mode", to_string(c.tokenizer.mode)}, {"lowercase", c.tokenizer.lowercase}}},
-        {"embeddings", {{"case_insensitive", false}, {"vectors", std::move(vectors)}}},
-        {"weights", std::move(weights)}};
+    Json model = {{"schema", "attn.model"},
+                  {"description", in.description.empty() ? "A starter lesson with seeded numbers"
+                                                         : in.description},
+                  {"sentence", in.sentence},
+                  {"mask", to_string(c.mask)},
+                  {"tokenizer",
+                   {{"mode", to_string(c.tokenizer.mode)}, {"lowercase", c.tokenizer.lowercase}}}};
+    // a table of positions (learned by attn train) goes in the file; sinusoidal is a word
+    if (c.positions == PositionKind::file && !in.positions.empty()) {
+        model["positions"] = matrix(in.positions);
+    } else if (c.positions == PositionKind::sinusoidal) {
+        model["positions"] = "sinusoidal";
+    }
+    model["embeddings"] = {{"case_insensitive", false}, {"vectors", std::move(vectors)}};
+    model["weights"] = std::move(weights);
 
     const std::string_view k_width = c.n_heads > 1 ? "(heads·d_k)" : "d_k";
     const std::string_view v_width = c.n_heads > 1 ? "(heads·d_v)" : "d_v";
@@ -44,7 +49,11 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
         {"/weights/W_V",
          fmt::format("W_V: d_model × {} = {} × {}", v_width, c.d_model, c.n_heads * c.d_v)},
         {"/weights/W_O", fmt::format("W_O: (heads·d_v) × d_model = {} × {}; mixes the heads",
-                                     in.weights.w_o.rows(), in.weights.w_o.cols())}};
+                                     in.weights.w_o.rows(), in.weights.w_o.cols())},
+        {"/positions",
+         fmt::format("one row of d_model = {} numbers per position, added to the embeddings "
+                     "(X′ = X + P); a sentence may have up to {} tokens",
+                     c.d_model, in.positions.rows())}};
 
     std::string out;
     out += "// An attn model file: the numbers of one lesson, ready to edit.\n";
@@ -53,19 +62,6 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
     out +=
         "// Lines starting with // are comments; the rest is JSON. Format: docs/json-format.md\n";
     out += json_layout::write(model, comments);
-    out += '\n';
-    return out;
-}
-
-std::string render_positions_file(const Matrix& positions, std::string_view command) {
-    const Json file = {{"schema", "attn.positions"}, {"positions", matrix(positions)}};
-    std::string out;
-    out +=
-        "// An attn positions file: one row per position, added to the embeddings (X' = X + P).\n";
-    out += fmt::format("// Made by: {}\n", command);
-    out += json_layout::write(
-        file, {{"/positions",
-                fmt::format("{} positions × d_model = {}", positions.rows(), positions.cols())}});
     out += '\n';
     return out;
 }

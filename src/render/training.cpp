@@ -3,6 +3,8 @@
 // the run's own; every sentence about the task is drawn from its examples.
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -152,27 +154,116 @@ std::string labelled(std::string_view label, std::string_view text) {
     return out;
 }
 
-}  // namespace
-
-std::string render_sparkline(std::span<const double> values, std::size_t columns, bool unicode) {
+// The marks as bars from `lo` (▁) to `hi` (█).
+std::string bars_between(const std::vector<double>& marks, double lo, double hi, bool unicode) {
     static constexpr std::array<std::string_view, 8> bars{"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
     static constexpr std::string_view ascii = "_.-~=+*#";
-    const std::vector<double> marks = marks_of(values, columns);
-    if (marks.empty()) {
-        return "";
-    }
-    const auto [lo, hi] = std::minmax_element(marks.begin(), marks.end());
     std::string out;
     for (const double x : marks) {
-        const double span = *hi - *lo;
+        const double span = hi - lo;
         const auto level =
-            span > 0.0 ? static_cast<std::size_t>(std::lround((x - *lo) / span * 7.0)) : 0U;
+            span > 0.0
+                ? static_cast<std::size_t>(std::lround(std::clamp((x - lo) / span, 0.0, 1.0) * 7.0))
+                : 0U;
         if (unicode) {
             out += bars[level];
         } else {
             out += ascii[level];
         }
     }
+    return out;
+}
+
+// The mean loss of the point that covers step `fraction` of the run, and the last step it covers.
+std::pair<double, std::size_t> loss_at(const TrainResult& r, double fraction) {
+    const auto& points = r.curve.points;
+    if (points.empty()) {
+        return {r.last_loss, r.steps_done};
+    }
+    const auto n = static_cast<double>(points.size());
+    const auto i = std::min(points.size() - 1,
+                            static_cast<std::size_t>(std::max(1.0, std::round(n * fraction))) - 1);
+    return {points[i], std::min(r.steps_done, (i + 1) * r.curve.per_point)};
+}
+
+}  // namespace
+
+std::string render_sparkline(std::span<const double> values, std::size_t columns, bool unicode) {
+    const std::vector<double> marks = marks_of(values, columns);
+    if (marks.empty()) {
+        return "";
+    }
+    const auto [lo, hi] = std::minmax_element(marks.begin(), marks.end());
+    return bars_between(marks, *lo, *hi, unicode);
+}
+
+std::string render_scaling_comparison(const TrainSettings& s, const TrainResult& unscaled,
+                                      const TrainResult& scaled) {
+    const double sqrt_d_k = std::sqrt(static_cast<double>(s.config.d_k));
+    std::string out;
+    if (scaled.diverged) {
+        out += labelled("scaled", fmt::format("the same run with the scores divided by √d_k = {} "
+                                              "diverged at step {}, so there is no curve to "
+                                              "compare with",
+                                              loss_text(sqrt_d_k), scaled.diverged->step));
+        return out;
+    }
+    // both curves on one scale, so that their heights compare
+    const auto marks_u = marks_of(unscaled.curve.points, 40);
+    const auto marks_s = marks_of(scaled.curve.points, 40);
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -std::numeric_limits<double>::infinity();
+    for (const auto* m : {&marks_u, &marks_s}) {
+        for (const double x : *m) {
+            lo = std::min(lo, x);
+            hi = std::max(hi, x);
+        }
+    }
+    out += labelled("compare", fmt::format("the same run twice, both curves on one scale (▁ is {}, "
+                                           "█ is {}):",
+                                           loss_text(lo), loss_text(hi)));
+    out += labelled(
+        "", fmt::format("{}  not scaled (the model file)", bars_between(marks_u, lo, hi, true)));
+    out += labelled("", fmt::format("{}  scores / √d_k = {}", bars_between(marks_s, lo, hi, true),
+                                    loss_text(sqrt_d_k)));
+    const auto [u_quarter, step_quarter] = loss_at(unscaled, 0.25);
+    const auto [s_quarter, step_quarter_s] = loss_at(scaled, 0.25);
+    const auto [u_half, step_half] = loss_at(unscaled, 0.5);
+    const auto [s_half, step_half_s] = loss_at(scaled, 0.5);
+    (void)step_quarter_s;
+    (void)step_half_s;
+    const std::string verdict =
+        u_quarter > 1.1 * s_quarter
+            ? fmt::format(
+                  "Without the scaling the loss falls more slowly here, as the scaling "
+                  "step promises: with d_k = {} the unscaled scores are about √{} = {} "
+                  "times larger, softmax saturates, and saturated weights pass back "
+                  "little gradient.",
+                  s.config.d_k, s.config.d_k, loss_text(sqrt_d_k))
+        : s_quarter > 1.1 * u_quarter
+            ? fmt::format(
+                  "Here the run without scaling learned faster: with d_k = {} the scores "
+                  "are small enough that softmax does not saturate, and larger scores "
+                  "only sharpen the weights (try a larger --d-k, e.g. 64, to see the "
+                  "slow-down).",
+                  s.config.d_k)
+            : fmt::format(
+                  "Here both fall about as fast (within 10% a quarter of the way): with "
+                  "d_k = {} the scaling changes little (try a larger --d-k, e.g. 64).",
+                  s.config.d_k);
+    out += labelled(
+        "",
+        fmt::format(
+            "Mean loss around step {}: {} without scaling, {} with it; around step "
+            "{}: {} and {}; the last batch: {} and {}. Held-out accuracy: {} without "
+            "scaling, {} with it. {}",
+            step_quarter, loss_text(u_quarter), loss_text(s_quarter), step_half, loss_text(u_half),
+            loss_text(s_half), loss_text(unscaled.last_loss), loss_text(scaled.last_loss),
+            percent(count_of(unscaled.held_out_score.accuracy, unscaled.held_out_score.rows),
+                    unscaled.held_out_score.rows),
+            percent(count_of(scaled.held_out_score.accuracy, scaled.held_out_score.rows),
+                    scaled.held_out_score.rows),
+            verdict));
     return out;
 }
 
@@ -279,15 +370,20 @@ std::string training_description(const TaskData& data, const TrainSettings& s, c
         a.top == a.source ? ", its largest" : "");
 }
 
-std::string render_loss_svg(const TaskData& data, const TrainResult& r) {
+std::string render_loss_svg(const TaskData& data, const TrainResult& r, const TrainResult* scaled) {
     const std::vector<double>& points = r.curve.points;
+    const bool both = scaled != nullptr && !scaled->diverged && !scaled->curve.points.empty();
     constexpr double width = 640.0;
     constexpr double height = 320.0;
     constexpr double left = 64.0;
     constexpr double right = 16.0;
     constexpr double top = 40.0;
     constexpr double bottom = 48.0;
-    const double hi = points.empty() ? 1.0 : *std::max_element(points.begin(), points.end());
+    double hi = points.empty() ? 1.0 : *std::max_element(points.begin(), points.end());
+    if (both) {  // one scale for both curves
+        hi = std::max(hi,
+                      *std::max_element(scaled->curve.points.begin(), scaled->curve.points.end()));
+    }
     const double y_max = hi > 0.0 ? hi : 1.0;
     const auto x_of = [&](std::size_t i) {
         const double n = static_cast<double>(std::max<std::size_t>(points.size(), 2) - 1);
@@ -323,14 +419,24 @@ std::string render_loss_svg(const TaskData& data, const TrainResult& r) {
                        r.curve.per_point > 1
                            ? fmt::format(" (each point the mean of {} steps)", r.curve.per_point)
                            : "");
-    std::string path;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-        path += fmt::format("{}{:.2f},{:.2f}", i == 0 ? "" : " ", x_of(i), y_of(points[i]));
+    const auto curve = [&](const std::vector<double>& values, std::string_view colour) {
+        std::string path;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            path += fmt::format("{}{:.2f},{:.2f}", i == 0 ? "" : " ", x_of(i), y_of(values[i]));
+        }
+        out += fmt::format(
+            "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" points=\"{}\"/>\n", colour,
+            path);
+    };
+    curve(points, "#1f77b4");
+    if (both) {  // the same run with the scores divided by √d_k, and a legend for the two
+        curve(scaled->curve.points, "#d62728");
+        out += fmt::format(
+            "<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" fill=\"#1f77b4\">not scaled "
+            "(--no-scale)</text>\n<text x=\"{0}\" y=\"{2}\" text-anchor=\"end\" "
+            "fill=\"#d62728\">scores / √d_k</text>\n",
+            width - right, top + 12, top + 28);
     }
-    out += fmt::format(
-        "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" "
-        "points=\"{}\"/>\n",
-        path);
     out += "</svg>\n";
     return out;
 }

@@ -295,7 +295,10 @@ json_layout::Json settings(const Trace& t, Layout layout) {
     } else if (from_file) {
         const std::size_t n_real = t.tokens.size() - t.config.n_pad;
         Json model = {
-            {"positions", to_string(t.config.positions)},
+            // a table as the model file gave it (one row a position), else its kind
+            {"positions", t.config.positions == PositionKind::file
+                              ? json_layout::matrix(t.positions)
+                              : Json(to_string(t.config.positions))},
             {"embeddings",
              {{"case_insensitive", false}, {"vectors", json_layout::vectors(t.tokens, t.x)}}},
             {"weights", json_layout::weights(Weights{.w_q = t.w_q,

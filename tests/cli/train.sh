@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # attn train end to end: the model file it writes is one explain --model reads, with the
 # learned attention; the same bytes on 1 and 2 threads; a diverging learning rate writes
-# nothing and exits 2; a positions task writes its positions file beside the model; the shipped
-# learned example is what its recorded command makes, byte for byte.
+# nothing and exits 2; a positions task writes its table into the model file; the shipped
+# learned examples are what their recorded commands make, byte for byte.
 #   usage: train.sh ATTN SOURCE_DIR
 set -u
 attn=$1
@@ -64,12 +64,31 @@ echo precious >"$dir/keep.json"
 grep -q "exists, expected a new file name" "$dir/err" || fail "no reason given for refusing an existing file"
 [ "$(cat "$dir/keep.json")" = precious ] || fail "the existing file changed"
 
-# previous-token learns positions: the positions file is written beside the model, and
-# explain reads both; --epochs 2 is 64 steps
+# previous-token learns positions: the table goes in the model file, which explain reads
+# alone; --epochs 2 is 64 steps
 "$attn" train previous-token -o "$dir/p.json" --epochs 2 >"$dir/out" 2>"$dir/err" || { cat "$dir/err"; fail "previous-token failed"; }
 grep -q "steps     64 of 16 examples each (2 passes" "$dir/out" || { cat "$dir/out"; fail "--epochs 2 is not 64 steps"; }
-[ -f "$dir/p-positions.json" ] || fail "no positions file beside the model"
-grep -q "attn explain --model $dir/p.json --positions $dir/p-positions.json" "$dir/err" || fail "no command to explain it"
-"$attn" explain --model "$dir/p.json" --positions "$dir/p-positions.json" --format none --json "$dir/p-trace.json" \
+[ -e "$dir/p-positions.json" ] && fail "a positions file was written beside the model"
+grep -q '"positions": \[' "$dir/p.json" || fail "the model file holds no table of positions"
+grep -q "attn explain --model $dir/p.json\$" "$dir/err" || fail "no command to explain it"
+"$attn" explain --model "$dir/p.json" --format none --json "$dir/p-trace.json" \
     || fail "explain cannot read the previous-token model with its positions"
+grep -q '"id": "positions"' "$dir/p-trace.json" || fail "the walk-through has no positions step"
+
+# --no-scale: the model without scaling, the same run with it beside it, both curves in the SVG
+"$attn" train coreference -o "$dir/ns.json" --no-scale --d-k 32 --steps 40 --svg "$dir/ns.svg" \
+    >"$dir/out" 2>"$dir/err" || { cat "$dir/err"; fail "--no-scale failed"; }
+grep -q "not scaled (the model file)" "$dir/out" || { cat "$dir/out"; fail "--no-scale shows no comparison"; }
+grep -q "scores / √d_k = 5.6569" "$dir/out" || fail "--no-scale shows no scaled curve"
+grep -q "Held-out accuracy: .* without scaling, .* with it" "$dir/out" || fail "--no-scale compares no accuracies"
+grep -q "Made by: attn train coreference .* --no-scale" "$dir/ns.json" || fail "the model file's command lacks --no-scale"
+[ "$(grep -c "<polyline" "$dir/ns.svg")" -eq 2 ] || fail "the --no-scale plot has not two curves"
+"$attn" explain --model "$dir/ns.json" --format none --json "$dir/ns-trace.json" || fail "explain cannot read the --no-scale model"
+
+# the shipped learned examples are what their recorded commands make, byte for byte
+for task in previous-token match; do
+    "$attn" train "$task" -o "$dir/learned-$task.json" >/dev/null 2>&1 || fail "attn train $task failed"
+    cmp -s "$dir/learned-$task.json" "$src/data/examples/learned-$task.json" \
+        || fail "data/examples/learned-$task.json is not what 'attn train $task' makes (regenerate it: docs/training.md)"
+done
 echo ok

@@ -75,3 +75,32 @@ TEST_CASE("train report: the result's sentences carry the run's numbers", "[trai
     CHECK_THAT(plan, Catch::Contains("40 of 16 examples each (20 passes"));
     CHECK_THAT(plan, Catch::Contains("trained   W_Q and W_K; W_V and the embeddings keep"));
 }
+
+TEST_CASE("train report: --no-scale compares the two curves and says what they show", "[train]") {
+    attn::TrainSettings s;
+    s.config.d_k = 64;
+    s.config.scale_by = attn::ScaleBy::none;
+    const auto run = [](std::vector<double> curve, double accuracy) {
+        attn::TrainResult r;
+        r.steps_done = curve.size();
+        r.last_loss = curve.back();
+        r.curve.points = std::move(curve);
+        r.held_out_score = {accuracy, accuracy, 100};
+        return r;
+    };
+    // eight steps: a quarter of the way is step 2, half way step 4
+    const auto slow = run({1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3}, 0.5);
+    const auto fast = run({1.0, 0.2, 0.1, 0.05, 0.04, 0.03, 0.02, 0.01}, 1.0);
+    const std::string text = flattened(attn::render_scaling_comparison(s, slow, fast));
+    CHECK_THAT(text, Catch::Contains("Mean loss around step 2: 0.9000 without scaling, 0.2000 "
+                                     "with it; around step 4: 0.7000 and 0.0500; the last batch: "
+                                     "0.3000 and 0.0100"));
+    CHECK_THAT(text, Catch::Contains("Held-out accuracy: 50.0% without scaling, 100.0% with it"));
+    CHECK_THAT(text, Catch::Contains("Without the scaling the loss falls more slowly here"));
+    CHECK_THAT(text, Catch::Contains("▁ is 0.0100, █ is 1)"));
+    // the other way round, and about the same: the sentence follows the numbers
+    CHECK_THAT(flattened(attn::render_scaling_comparison(s, fast, slow)),
+               Catch::Contains("Here the run without scaling learned faster"));
+    CHECK_THAT(flattened(attn::render_scaling_comparison(s, slow, slow)),
+               Catch::Contains("Here both fall about as fast"));
+}

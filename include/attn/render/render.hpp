@@ -116,10 +116,6 @@ std::string render_json(const Trace& trace);
 /// --model. `command` is the command line that made it, quoted in the header comment.
 std::string render_model_file(const Input& input, const Config& config, std::string_view command);
 
-/// A positions file ({"positions": [[...], ...]}, read by --positions FILE) with a comment
-/// naming the command that made it.
-std::string render_positions_file(const Matrix& positions, std::string_view command);
-
 /// The worked arithmetic behind one cell (--why): the computation term by term with the
 /// trace's own numbers, e.g. "S[is, book] = q_is · k_book = 0.12·(-0.40) + ... = 1.234".
 std::string render_why(const Trace& trace, const CellRef& cell, const TextStyle& style);
@@ -190,8 +186,15 @@ std::string render_sparkline(std::span<const double> values, std::size_t columns
 /// accuracy, and where the showcase's graded token attends (`showcase` as above).
 std::string training_description(const TaskData& data, const TrainSettings& settings,
                                  const TrainResult& result, const Trace& showcase);
-/// The loss curve as an SVG line plot (--svg).
-std::string render_loss_svg(const TaskData& data, const TrainResult& result);
+/// The loss curve as an SVG line plot (--svg); with `scaled` (attn train --no-scale), that
+/// run's curve beside it, with a legend.
+std::string render_loss_svg(const TaskData& data, const TrainResult& result,
+                            const TrainResult* scaled = nullptr);
+/// attn train --no-scale: the run without scaling (`unscaled`, as `settings` say) beside the
+/// same run with the scores divided by √d_k: both sparklines on one scale, the loss a quarter
+/// of the way, half way and at the end, the held-out accuracies, and what that shows here.
+std::string render_scaling_comparison(const TrainSettings& settings, const TrainResult& unscaled,
+                                      const TrainResult& scaled);
 
 /// One worked example for `attn examples`: its name, its description and the command that
 /// runs it.
