@@ -17,12 +17,13 @@
 namespace attn {
 namespace {
 
-std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precision) {
+// `numbers`: the table's one number form (table_numbers, made once a table: it reads every
+// cell), never "2", "2.0000", "2" in one column.
+std::string cell_text(const Step& step, std::size_t r, std::size_t c, const TableNumbers& numbers) {
     if (step.kind == StepKind::mask) {
         return step.allowed(r, c) ? "1" : "0";
     }
-    // one form for the whole table (table_numbers): never "2", "2.0000", "2" in one column
-    return table_numbers(step, precision).format(step.value(r, c), true);
+    return numbers.format(step.value(r, c), true);
 }
 
 // Markdown escapes for a token or the sentence: no cell ends, no emphasis, link, image or
@@ -106,13 +107,15 @@ void table(toolkit::Spool& out, const Step& step, bool blank, int precision, con
         out += m.align;
     }
     out += m.body;
+    const TableNumbers numbers =
+        blank || step.kind == StepKind::mask ? TableNumbers{} : table_numbers(step, precision);
     for (std::size_t r = 0; r < step.shape.rows; ++r) {
         around(m.row, step.row_labels[r]);
         for (std::size_t c = 0; c < step.shape.cols; ++c) {
             if (blank) {
                 out += m.blank;
             } else {
-                around(m.cell, cell_text(step, r, c, precision));
+                around(m.cell, cell_text(step, r, c, numbers));
             }
         }
         out += m.row_end;
@@ -259,18 +262,21 @@ std::size_t answers_template_bytes(const Trace& t, const std::vector<std::string
             rows += step.shape.rows;
         }
     }
-    // the numbers the worksheet was made from, when a file gave them (at most 24 characters
-    // each, ", " and the digits of a double)
-    for (const Matrix* m : {&t.x, &t.w_q, &t.w_k, &t.w_v, &t.w_o, &t.b_q, &t.b_k, &t.b_v, &t.b_o}) {
-        cells += 2 * m->size();
+    // the numbers the worksheet was made from, when a file gave them: up to 24 characters
+    // each (", " and a double's digits) where a null takes 6
+    std::size_t numbers = 0;
+    for (const Matrix* m :
+         {&t.x, &t.positions, &t.w_q, &t.w_k, &t.w_v, &t.w_o, &t.b_q, &t.b_k, &t.b_v, &t.b_o}) {
+        numbers += m->size();
         rows += m->rows();
     }
     // a null is one Json (16 bytes) in its row's vector, and "null, " in the text (held twice
     // at the end: the layout's string and the one returned); a row is a Json and its vector
-    constexpr std::size_t per_cell = sizeof(json_layout::Json) + 2 * std::size_t{24};
+    constexpr std::size_t per_cell = sizeof(json_layout::Json) + 2 * std::size_t{6};
+    constexpr std::size_t per_number = sizeof(json_layout::Json) + 2 * std::size_t{24};
     constexpr std::size_t per_row =
         2 * sizeof(json_layout::Json) + 3 * sizeof(void*) + 2 * std::size_t{8};
-    return cells * per_cell + rows * per_row + (std::size_t{64} << 10U);
+    return cells * per_cell + numbers * per_number + rows * per_row + (std::size_t{64} << 10U);
 }
 
 namespace {
