@@ -191,9 +191,10 @@ Loaded assemble_qkv(const InputSpec& spec, const QkvFile& file, const std::optio
         in.tokens = tokenize(in.sentence, c.tokenizer);
         if (in.tokens.size() != n) {
             throw Error(ErrorKind::usage,
-                        fmt::format("the sentence has {} tokens, but Q, K and V in {} have {} "
+                        fmt::format("the sentence has {} {}, but Q, K and V in {} have {} "
                                     "rows, expected one token per row",
-                                    in.tokens.size(), shown(file.path), n));
+                                    in.tokens.size(), in.tokens.size() == 1 ? "token" : "tokens",
+                                    shown(file.path), n));
         }
     } else {
         if (file.tokens) {

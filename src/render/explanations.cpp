@@ -263,7 +263,9 @@ std::string positions_text(const Trace& t, const Step& step) {
             "different frequency in each pair of {}.",
             axis.others());
     } else {
-        out += " Here they come from a file, as a model with learned positions would have them.";
+        out +=
+            " Here they are read from a file, a table of numbers (as learned positions are "
+            "stored), not computed by a formula.";
     }
     return out;
 }

@@ -22,12 +22,6 @@ bool repeated(const Trace& t, std::size_t i) {
     return std::count(t.tokens.begin(), t.tokens.end(), t.tokens[i]) > 1;
 }
 
-// A token as prose names it, with its index when the sentence has it more than once.
-std::string token_name(const Trace& t, std::size_t i) {
-    return repeated(t, i) ? fmt::format("{} (token {})", quoted(t.tokens[i]), i)
-                          : quoted(t.tokens[i]);
-}
-
 // V[book], or V[the#4] for a repeated token.
 std::string value_name(const Trace& t, std::size_t i) {
     return repeated(t, i) ? fmt::format("V[{}#{}]", t.tokens[i], i)
@@ -152,35 +146,34 @@ void repeated_tokens(const Trace& t, Notes& n, Axis axis) {
     const std::string x = t.positions.empty() ? "X" : "X′";
     const std::string row_of_x = fmt::format("{} of {}", axis.one(), x);
     std::vector<std::string> same;
-    std::vector<std::string> different;
-    std::vector<std::string> reasons;
-    bool by_positions = false;
-    bool by_mask = false;
+    // the copies whose outputs differ, by the reasons they differ (one sentence per set of
+    // reasons: the positions may separate one token's copies and the mask another's)
+    std::vector<std::pair<std::string, std::vector<std::string>>> different;
+    const auto identical = [&](const std::vector<std::size_t>& group, std::string name) {
+        if (!mask_differs(t, group)) {
+            same.push_back(std::move(name));
+            return;
+        }
+        // the mask lets them see different tokens, and yet the outputs are equal
+        n.after.push_back(
+            fmt::format("Identical outputs for {}, although the mask lets each copy see different "
+                        "tokens: {}.",
+                        name,
+                        sees_one_vector(t, group)
+                            ? fmt::format("every token they may see has the same {}, so each "
+                                          "output is that {}'s value vector, whatever the weights",
+                                          row_of_x, axis.one())
+                            : std::string("the tokens one copy sees and another does not change "
+                                          "nothing in the output here")));
+    };
     for (const auto& group : t.identical_embeddings) {
         if (!same_text(t, group)) {
             continue;
         }
         auto name =
             fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]), join_indices(group));
-        if (contains(t.identical_outputs, group)) {
-            if (!mask_differs(t, group)) {
-                same.push_back(std::move(name));
-            } else {
-                // the mask lets them see different tokens, and yet the outputs are equal
-                n.after.push_back(fmt::format(
-                    "Identical outputs for {}, although the mask lets each copy see different "
-                    "tokens: {}.",
-                    name,
-                    sees_one_vector(t, group)
-                        ? fmt::format("every token they may see has the same {}, so each "
-                                      "output is that {}'s value vector, whatever the weights",
-                                      row_of_x, axis.one())
-                        : std::string("the tokens one copy sees and another does not change "
-                                      "nothing in the output here")));
-            }
-            continue;
-        }
-        // some copies may still end equal: name them, and the rest, each with its reason
+        // the copies that end equal: every one (their outputs may also equal other tokens'),
+        // some, or none
         std::vector<std::size_t> equal;
         for (const auto& outputs : t.identical_outputs) {
             std::vector<std::size_t> both;
@@ -190,6 +183,10 @@ void repeated_tokens(const Trace& t, Notes& n, Axis axis) {
                 equal = both;
                 break;
             }
+        }
+        if (contains(t.identical_outputs, group) || equal.size() == group.size()) {
+            identical(group, std::move(name));
+            continue;
         }
         if (!equal.empty()) {
             std::vector<std::size_t> rest;
@@ -220,9 +217,24 @@ void repeated_tokens(const Trace& t, Notes& n, Axis axis) {
                 why_rest.empty() ? "" : ": " + join_list(why_rest)));
             continue;
         }
-        different.push_back(std::move(name));
-        by_positions = by_positions || !contains(t.identical_inputs, group);
-        by_mask = by_mask || mask_differs(t, group);
+        std::vector<std::string> reasons;
+        if (!contains(t.identical_inputs, group)) {
+            reasons.emplace_back("the positional encodings gave each copy its own " + row_of_x);
+        }
+        if (mask_differs(t, group)) {
+            reasons.emplace_back("the mask lets each copy see different tokens");
+        }
+        if (reasons.empty()) {
+            continue;
+        }
+        const std::string why = join_list(reasons);
+        auto it = std::find_if(different.begin(), different.end(),
+                               [&](const auto& d) { return d.first == why; });
+        if (it == different.end()) {
+            different.emplace_back(why, std::vector<std::string>{});
+            it = std::prev(different.end());
+        }
+        it->second.push_back(std::move(name));
     }
     if (!same.empty()) {
         n.after.push_back(fmt::format(
@@ -230,20 +242,19 @@ void repeated_tokens(const Trace& t, Notes& n, Axis axis) {
             "same tokens, so attention cannot tell them apart.",
             join_list(same), row_of_x));
     }
-    if (by_positions) {
-        reasons.emplace_back("the positional encodings gave each copy its own " + row_of_x);
-    }
-    if (by_mask) {
-        reasons.emplace_back("the mask lets each copy see different tokens");
-    }
-    if (!different.empty() && !reasons.empty()) {
+    for (const auto& [why, names] : different) {
         n.after.push_back(fmt::format(
             "Different outputs for {}, although the copies start from identical embeddings: {}.",
-            join_list(different), join_list(reasons)));
+            join_list(names), why));
     }
 }
 
 }  // namespace
+
+std::string token_name(const Trace& t, std::size_t i) {
+    return repeated(t, i) ? fmt::format("{} (token {})", quoted(t.tokens[i]), i)
+                          : quoted(t.tokens[i]);
+}
 
 Notes notes(const Trace& t, const Step& step, int shown_precision) {
     // Sentences quote numbers with at least prose_digits decimals, whatever --precision the

@@ -16,6 +16,10 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n);
 /// hold with full precision (|q|·|k| below 2^-969): it is then stored as 0 or subnormal.
 bool score_underflows(double q_norm, double k_norm);
 
+/// A token as prose names it: 'the', or 'the' (token 3) when the sentence has it more than
+/// once.
+std::string token_name(const Trace& t, std::size_t i);
+
 /// How many of `head`'s scores (those the mask allows) may underflow (score_underflows).
 std::size_t underflowed_scores(const Trace& t, const Head& head);
 

@@ -66,6 +66,43 @@ bool mean_far_from_zero(const Matrix& m, const Variance& variance) {
     return mean_squared >= var_in_units;
 }
 
+// The variance of the true products q·k, which a double may not hold when they underflow:
+// Q and K divided by 2^e each (exactly) so their products are ordinary numbers, then 2^(2e)
+// times the variance of those.
+Variance exact_scores_variance(const Head& head) {
+    const auto scaled = [](const Matrix& m, int& e) {
+        double largest = 0.0;
+        for (double x : m.data()) {
+            largest = std::isfinite(x) ? std::max(largest, std::abs(x)) : largest;
+        }
+        e = 0;
+        if (largest > 0.0) {
+            std::frexp(largest, &e);
+        }
+        Matrix out = m;
+        for (double& x : out.data()) {
+            x = std::ldexp(x, -e);
+        }
+        return out;
+    };
+    int eq = 0;
+    int ek = 0;
+    const Matrix q = scaled(head.q, eq);
+    const Matrix k = scaled(head.k, ek);
+    Variance v = variance_of(matmul_transposed(q, k));
+    v.exponent += 2 * (eq + ek);
+    return v;
+}
+
+// Whether two variances are within a percent of each other.
+bool within_a_percent(const Variance& x, const Variance& y) {
+    if (y.scaled == 0.0) {
+        return x.scaled == 0.0;
+    }
+    const double ratio = std::ldexp(x.scaled / y.scaled, x.exponent - y.exponent);
+    return std::isfinite(ratio) && std::abs(ratio - 1.0) <= 0.01;
+}
+
 std::string not_near_one(const Trace& t, const Head& head, const std::string& sub, int precision) {
     const auto num = [precision](const Variance& v) { return format_number(v, precision, true); };
     const Variance product{head.variance_q.scaled * head.variance_k.scaled,
@@ -88,13 +125,16 @@ std::string not_near_one(const Trace& t, const Head& head, const std::string& su
     const std::string differs =
         fmt::format(". {} is not close to that either: ", num(head.variance_scaled));
     // the cause the numbers show, where they show one: underflow, then means far from 0
-    if (const std::size_t n = underflowed_scores(t, head); n > 0) {
+    // underflow only when it changed the variance: the true products' may be the same
+    if (const std::size_t n = underflowed_scores(t, head);
+        n > 0 && !within_a_percent(head.variance_scores, exact_scores_variance(head))) {
         return start + differs +
                fmt::format(
                    "{} of the {} scores are products too small for a double (see the "
                    "warning), stored as 0 or with few correct digits, so their variance "
-                   "is not that of the true products.",
-                   n, head.scores.size());
+                   "({}) is not that of the true products ({}).",
+                   n, head.scores.size(), num(head.variance_scores),
+                   num(exact_scores_variance(head)));
     }
     const bool q_off = mean_far_from_zero(head.q, head.variance_q);
     const bool k_off = mean_far_from_zero(head.k, head.variance_k);
@@ -113,6 +153,26 @@ std::string not_near_one(const Trace& t, const Head& head, const std::string& su
                    "{}, not 0 (at least as large as their spread), and the average "
                    "holds only for entries of mean 0.",
                    which);
+    }
+    // numbers from a file (made by hand, or trained to make some scores large) are no
+    // independent random draws; seeded ones are, and one run can stray
+    const bool from_file = t.qkv_given || t.embeddings_source.kind == Source::Kind::file ||
+                           t.weights_source.kind == Source::Kind::file;
+    if (from_file) {
+        return start + differs +
+               fmt::format(
+                   "{} read from a file, so nothing here says they are independent "
+                   "draws of mean 0, as the average assumes (a hand-made or trained "
+                   "model's are not); and even such draws, in one run of {} scores, "
+                   "can stray far from the average.",
+                   t.qkv_given ? "Q and K were"
+                   : t.embeddings_source.kind == Source::Kind::file &&
+                           t.weights_source.kind == Source::Kind::file
+                       ? "the embeddings and weights behind Q and K were"
+                   : t.weights_source.kind == Source::Kind::file
+                       ? "the weights behind Q and K were"
+                       : "the embeddings behind Q and K were",
+                   head.scores.size());
     }
     return start + differs +
            fmt::format(
@@ -264,12 +324,12 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
         }
     }
     const std::string which =
-        tied == 1 ? fmt::format("the largest score{} is query {} against key {}",
-                                t.mask ? " the mask allows" : "", quoted(t.tokens[bi]),
-                                quoted(t.tokens[bj]))
-                  : fmt::format("query {} against key {}, one of {} scores{} tied for the largest",
-                                quoted(t.tokens[bi]), quoted(t.tokens[bj]), tied,
-                                t.mask ? " the mask allows" : "");
+        tied == 1
+            ? fmt::format("the largest score{} is query {} against key {}",
+                          t.mask ? " the mask allows" : "", token_name(t, bi), token_name(t, bj))
+            : fmt::format("query {} against key {}, one of {} scores{} tied for the largest",
+                          token_name(t, bi), token_name(t, bj), tied,
+                          t.mask ? " the mask allows" : "");
     const auto num = [precision](double x) { return format_checkable(x, precision, true); };
     const double qn = head.q_norms[bi];
     const double kn = head.k_norms[bj];

@@ -292,9 +292,11 @@ std::string render_training_plan(const TaskData& data, const TrainSettings& s) {
                                                                : "no positions"));
     out += labelled("trained", fmt::format("{}; {} keep their seeded numbers", listing(trained),
                                            listing(kept)));
-    out += labelled("steps", fmt::format("{} of {} examples each ({:.4g} passes over the "
-                                         "training examples), learning rate η = {}",
-                                         s.steps, s.batch, passes, s.lr));
+    // the passes exactly (steps · batch / examples, a short decimal): 1.5625, not 1.562
+    out += labelled("steps",
+                    fmt::format("{} of {} examples each ({} {} over the training "
+                                "examples), learning rate η = {}",
+                                s.steps, s.batch, passes, passes == 1.0 ? "pass" : "passes", s.lr));
     return out;
 }
 

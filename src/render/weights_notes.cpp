@@ -99,11 +99,20 @@ std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
     return lines;
 }
 
+// A weight or a sum of weights as the table writes it (1.0000, not 1), but in scientific
+// notation when it is not 0 and too small for the digits (2.0101e-31, not 0.0000).
+std::string weight_text(double x, int precision) {
+    return x != 0.0 && std::abs(x) < 0.5 * std::pow(10.0, -precision)
+               ? format_checkable(x, precision, true)
+               : format_number(x, precision, true);
+}
+
 std::string range_of(const std::vector<double>& xs, int precision) {
     const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
-    return *lo == *hi ? format_number(*lo, precision, true)
-                      : fmt::format("between {} and {}", format_number(*lo, precision, true),
-                                    format_number(*hi, precision, true));
+    // a sum of 2e-31 is not "0.0000": too small for the digits, in scientific notation
+    return *lo == *hi ? weight_text(*lo, precision)
+                      : fmt::format("between {} and {}", weight_text(*lo, precision),
+                                    weight_text(*hi, precision));
 }
 
 // The sums of the weights, as they are: what a row (or, in the column layout, a column) of
@@ -178,10 +187,11 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
             }
         }
         n.after.push_back(fmt::format(
-            "What went wrong: all {} weights together sum to 1, so each query's weights sum to "
-            "{} instead of 1; query {} alone takes {} of all the weight, because the queries' "
-            "scores now compete with each other. The smallest weight{} is {}.",
-            head.attention.size(), range_of(mine, precision), quoted(t.tokens[top]),
+            "What went wrong: all {} weights together sum to 1, so the queries' weights no "
+            "longer each sum to 1 (their sums: {}); query {} alone takes {} of all the weight, "
+            "because the queries' scores now compete with each other. The smallest weight{} is "
+            "{}.",
+            head.attention.size(), range_of(mine, precision), token_name(t, top),
             format_number(mine[top], precision, true),
             t.mask ? " of a cell the mask lets through" : "",
             format_checkable(smallest, precision, true)));
@@ -238,8 +248,7 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
             }
             whom = listed(names);
         }
-        items.push_back(
-            fmt::format("{} → {} ({})", name(r), whom, format_number(top, precision, true)));
+        items.push_back(fmt::format("{} → {} ({})", name(r), whom, weight_text(top, precision)));
     }
     if (counted == 0) {
         return;
