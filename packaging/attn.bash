@@ -43,7 +43,7 @@ _attn() {
         train) opts="--output --seed --lr --steps --epochs --d-model --d-k --d-v --heads --threads
                      --max-memory --no-scale --svg --force --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "coreference previous-token match" -- "$cur")); return; } ;;
-        worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --arith --blank --output
+        worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --model --qkv --layout --arith --blank --output
                          --force --max-memory --help" ;;
         check) opts="--tolerance --relative-tolerance --precision --ascii --max-memory --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;

@@ -166,9 +166,10 @@ int run_train(const TrainOptions& options, Io& io);
 
 /// The options of `attn worksheet`.
 struct WorksheetOptions {
-    ExplainOptions input;  ///< the sentence, seed, sizes, mask and tokenizer
+    ExplainOptions input;  ///< the sentence, seed, sizes, mask and tokenizer, --model, --qkv
     std::string arith = "hand";
-    std::string blank;  ///< steps to leave blank; empty: every computed step
+    std::string layout = "row";  ///< row, or col: tokens are columns
+    std::string blank;           ///< steps to leave blank; empty: every computed step
     std::string output = "worksheet";
     bool force = false;
 };
@@ -223,6 +224,10 @@ std::optional<std::string> examples_dir(const Io& io);
 /// `path` itself when it exists or names a folder; else the example of that name
 /// ("this-is-book" or "this-is-book.json") when there is one; else `path` unchanged.
 std::string resolve_input_file(const std::string& path, const Io& io);
+
+/// Refuses the column layout for a run of several heads or an output projection: it shows
+/// one plain head, as the by-hand exercises do.
+void check_layout(const Trace& trace, Layout layout);
 
 /// Runs `attn init`: writes a starter model file. Returns the exit code.
 int run_init(const InitOptions& options, Io& io);

@@ -179,6 +179,15 @@ Trace explain_checkpoint(const ExplainOptions& o, std::size_t max_memory) {
 
 }  // namespace
 
+void check_layout(const Trace& trace, Layout layout) {
+    if (layout == Layout::col && trace.column_steps.empty()) {
+        throw Error(ErrorKind::usage, Field::layout,
+                    fmt::format("{} col is for one plain head, as in the by-hand exercises, "
+                                "expected it without --heads (or W_O)",
+                                subject));
+    }
+}
+
 int run_explain(const ExplainOptions& options, Io& io) {
     ExplainOptions o = options;
     // a name such as "this-is-book" finds the example of that name
@@ -277,12 +286,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
         }
     }
     const Trace& trace = computed;
-    if (style.layout == Layout::col && trace.column_steps.empty()) {
-        throw Error(ErrorKind::usage, Field::layout,
-                    fmt::format("{} col is for one plain head, as in the by-hand exercises, "
-                                "expected it without --heads (or W_O)",
-                                subject));
-    }
+    check_layout(trace, style.layout);
     if (!o.steps.empty()) {
         style.steps = select_steps(o.steps, steps_in(trace, style.layout));
     }

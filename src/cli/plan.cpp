@@ -459,16 +459,30 @@ Loaded load_input(const InputSpec& spec) {
 
 InputSpec spec_of(const WorksheetSettings& settings) {
     InputSpec spec;
-    spec.sentence = settings.sentence;
-    spec.seed = settings.seed;
-    spec.d_model = settings.d_model;
-    spec.d_k = settings.d_k;
-    spec.d_v = settings.d_v;
+    if (!settings.qkv || !settings.sentence.empty()) {
+        spec.sentence = settings.sentence;
+    }
+    if (!settings.model && !settings.qkv) {
+        // seeded numbers: the seed and the sizes remake them; else they come from the numbers
+        spec.seed = settings.seed;
+        spec.d_model = settings.d_model;
+        spec.d_k = settings.d_k;
+        spec.d_v = settings.d_v;
+    }
     spec.mask = settings.mask;
     spec.arith = settings.arith;
     spec.lowercase = settings.tokenizer.lowercase;
     spec.chars = settings.tokenizer.mode == TokenMode::chars;
     return spec;
+}
+
+Loaded load_worksheet(const WorksheetSettings& settings, std::size_t max_memory) {
+    InputSpec spec = spec_of(settings);
+    spec.max_memory = max_memory;
+    InputFiles files;
+    files.model = settings.model;
+    files.qkv = settings.qkv;
+    return assemble_input(spec, files);
 }
 
 }  // namespace attn

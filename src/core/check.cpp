@@ -288,8 +288,62 @@ std::optional<std::pair<Matrix, std::string>> from_own_answers(const Trace& t, c
 
 }  // namespace
 
+namespace {
+
+std::vector<StepVerdict> check_rows(const Trace& t, const AnswerSheet& sheet,
+                                    const Tolerance& tolerance);
+
+// A column-layout sheet's answers as the row layout holds them: each step's cells
+// transposed (a step whose rows differ in length is kept, and found the wrong shape).
+AnswerSheet in_rows(const AnswerSheet& sheet) {
+    AnswerSheet out = sheet;
+    out.worksheet.layout = Layout::row;
+    for (Cells& cells : out.answers) {
+        const std::size_t cols = cells.empty() ? 0 : cells.front().size();
+        if (!same_shape(cells, cells.size(), cols) || cols == 0) {
+            continue;
+        }
+        Cells turned(cols, std::vector<Answer>(cells.size()));
+        for (std::size_t r = 0; r < cells.size(); ++r) {
+            for (std::size_t c = 0; c < cols; ++c) {
+                turned[c][r] = cells[r][c];
+            }
+        }
+        cells = std::move(turned);
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
                                        const Tolerance& tolerance) {
+    if (sheet.worksheet.layout == Layout::row) {
+        return check_rows(t, sheet, tolerance);
+    }
+    // checked in the row layout, and each cell named back as the worksheet shows it
+    auto verdicts = check_rows(t, in_rows(sheet), tolerance);
+    for (StepVerdict& v : verdicts) {
+        for (WrongCell& w : v.wrong) {
+            std::swap(w.row, w.col);
+        }
+        for (auto& [r, c] : v.swapped_cells) {
+            std::swap(r, c);
+        }
+        if (v.wrong_shape) {
+            const auto it = std::find(sheet.step_ids.begin(), sheet.step_ids.end(), v.step_id);
+            const Cells& given =
+                sheet.answers[static_cast<std::size_t>(it - sheet.step_ids.begin())];
+            v.wrong_shape = std::pair{given.size(), given.empty() ? 0 : given.front().size()};
+        }
+    }
+    return verdicts;
+}
+
+namespace {
+
+std::vector<StepVerdict> check_rows(const Trace& t, const AnswerSheet& sheet,
+                                    const Tolerance& tolerance) {
     const auto& steps = teaching_steps(t);
     std::vector<StepVerdict> out;
     // in teaching order, whatever the order in the file
@@ -365,6 +419,8 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
     return out;
 }
 
+}  // namespace
+
 std::size_t check_bytes(const Trace& t, const AnswerSheet& sheet) {
     std::size_t cells = 0;
     std::size_t largest = 0;
@@ -391,6 +447,10 @@ std::vector<std::string> default_blank_steps(const Trace& trace) {
             case StepOp::q:
             case StepOp::k:
             case StepOp::v:
+                if (!trace.qkv_given) {  // given Q, K and V have nothing to work out
+                    out.push_back(s.id);
+                }
+                break;
             case StepOp::scores:
             case StepOp::scaled_scores:
             case StepOp::masked_scores:

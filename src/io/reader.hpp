@@ -126,6 +126,11 @@ EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& 
 /// "weights" (weights_file.cpp).
 Weights weights(const Reader& r, const Value& obj, const std::string& where);
 
+/// A model: a model file's top level, or an answers file's "worksheet.model" (model_file.cpp).
+ModelFile model(const Reader& r, const Value& obj, const std::string& where);
+/// Q, K and V: a Q, K, V file's top level, or an answers file's "worksheet.qkv" (qkv_file.cpp).
+QkvFile qkv(const Reader& r, const Value& obj, const std::string& where);
+
 /// A file that is one part of a model (an embeddings or a weights file): its document, read by
 /// that part's reader (`embeddings` or `weights`) from the top level.
 template <typename Part>

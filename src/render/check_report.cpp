@@ -124,7 +124,7 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
         hand_over();
         n_cells += v.n_cells;
         const bool ok = v.wrong.empty() && !v.wrong_shape;
-        const Step& step = *find_step(t, v.step_id);
+        const Step& step = *find_step(t, v.step_id, style.layout);
         const std::string title = step_title(t, step);
         if (ok) {
             out += fmt::format("✓ {}: all {} cells right\n", title, v.n_cells);

@@ -8,45 +8,12 @@
 #include "json_layout.hpp"
 
 namespace attn {
-namespace {
-
 using json_layout::Json;
-
-Json row(std::span<const double> values) {
-    Json out = Json::array();
-    for (const double v : values) {
-        out.push_back(v);
-    }
-    return out;
-}
-
-Json matrix(const Matrix& m) {
-    Json rows = Json::array();
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        rows.push_back(row(m.row(r)));
-    }
-    return rows;
-}
-
-}  // namespace
+using json_layout::matrix;
 
 std::string render_model_file(const Input& in, const Config& c, std::string_view command) {
-    Json vectors = Json::object();
-    for (std::size_t i = 0; i < in.tokens.size(); ++i) {
-        if (!vectors.contains(in.tokens[i])) {  // a repeated token has one vector
-            vectors[in.tokens[i]] = row(in.x.row(i));
-        }
-    }
-    Json weights = Json::object();
-    if (c.n_heads > 1) {
-        weights["heads"] = c.n_heads;
-    }
-    weights["W_Q"] = matrix(in.weights.w_q);
-    weights["W_K"] = matrix(in.weights.w_k);
-    weights["W_V"] = matrix(in.weights.w_v);
-    if (!in.weights.w_o.empty()) {
-        weights["W_O"] = matrix(in.weights.w_o);
-    }
+    Json vectors = json_layout::vectors(in.tokens, in.x);
+    Json weights = json_layout::weights(in.weights, c.n_heads);
     Json model = {{"schema", "attn.model"},
                   {"description", in.description.empty() ? "A starter lesson with seeded numbers"
                                                          : in.description},

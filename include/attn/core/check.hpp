@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "attn/core/input.hpp"
 #include "attn/core/model.hpp"
 #include "attn/core/trace.hpp"
 
@@ -20,7 +21,10 @@ struct Answer {
     double value = 0.0;
 };
 
-/// What a worksheet was made from, as its answers file records it.
+/// What a worksheet was made from, as its answers file records it: the sentence and the
+/// seed and sizes that seed its numbers, or the numbers themselves (a model's embeddings and
+/// weights, or Q, K and V), written into the answers file so that it stays checkable when
+/// the file they came from is gone or changed (docs/design.md, "Worksheets").
 struct WorksheetSettings {
     std::string sentence;
     std::uint64_t seed = 42;
@@ -30,6 +34,11 @@ struct WorksheetSettings {
     MaskKind mask = MaskKind::none;
     Arith arith = Arith::exact;
     TokenizerOptions tokenizer;
+    /// The layout the worksheet shows and the answers' cells follow: with col, a step's
+    /// answer is the matrix transposed (tokens are columns).
+    Layout layout = Layout::row;
+    std::optional<ModelFile> model;  ///< the embeddings (X's rows) and weights; no seed or sizes
+    std::optional<QkvFile> qkv;      ///< Q, K and V given; no seed, sizes or embeddings
 };
 
 /// A student's filled-in answers file (schema attn.answers).
@@ -128,7 +137,8 @@ std::size_t check_bytes(const Trace& trace, const AnswerSheet& sheet);
 /// masked or scaled scores, ... (one head's steps; ids as in the worksheet).
 std::vector<std::string> inputs_of(const Trace& trace, const std::string& id);
 
-/// The ids a worksheet leaves blank by default: everything computed.
+/// The ids a worksheet leaves blank by default: everything computed (not Q, K and V when
+/// they are given).
 std::vector<std::string> default_blank_steps(const Trace& trace);
 
 }  // namespace attn

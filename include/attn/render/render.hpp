@@ -224,8 +224,10 @@ std::string render_worksheet_html(const Trace& trace, const std::vector<std::str
 void render_worksheet_html(const Trace& trace, const std::vector<std::string>& blank,
                            bool answer_key, const TextStyle& style, const Sink& sink);
 
-/// The answers template: the worksheet's settings and a null for every blank cell.
-std::string render_answers_template(const Trace& trace, const std::vector<std::string>& blank);
+/// The answers template: the worksheet's settings (and the numbers a file gave it) and a
+/// null for every blank cell, each step's cells as `layout` shows them.
+std::string render_answers_template(const Trace& trace, const std::vector<std::string>& blank,
+                                    Layout layout = Layout::row);
 /// About how many bytes render_answers_template takes while it builds the template (its
 /// tree of values and its text), to check against --max-memory first.
 std::size_t answers_template_bytes(const Trace& trace, const std::vector<std::string>& blank);
