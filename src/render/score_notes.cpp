@@ -118,8 +118,10 @@ std::string not_near_one(const Trace& t, const Head& head, const std::string& su
     if (close_to(head.variance_scaled, product)) {
         return start + fmt::format(
                            ", and {} is close to that (within {}%): it is the inputs' own "
-                           "variance that keeps S′{} from 1.",
-                           num(head.variance_scaled), close_percent, sub);
+                           "variance{} that keeps S′{} from 1.",
+                           num(head.variance_scaled), close_percent,
+                           t.config.n_pad > 0 ? ", the padding's rows of zeros included," : "",
+                           sub);
     }
     const auto plain = [precision](double x) { return format_checkable(x, precision, true); };
     const std::string differs =
