@@ -322,7 +322,9 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
     std::size_t tied = 0;
     for (std::size_t i = 0; i < head.scores.rows(); ++i) {
         for (std::size_t j = 0; j < head.scores.cols(); ++j) {
-            tied += (!t.mask || t.mask->allowed(i, j)) && head.scores(i, j) == head.scores(bi, bj);
+            if ((!t.mask || t.mask->allowed(i, j)) && head.scores(i, j) == head.scores(bi, bj)) {
+                ++tied;
+            }
         }
     }
     const std::string which =
