@@ -391,4 +391,33 @@ Variance variance_of(const Matrix& a) {
     return {ss / static_cast<double>(n), 2 * e};
 }
 
+Variance product_variance(const Matrix& a, const Matrix& b) {
+    const int ea = scale_exponent(a.data());
+    const int eb = scale_exponent(b.data());
+    Matrix as = a;
+    Matrix bs = b;
+    for (double& x : as.data()) {
+        x = std::ldexp(x, -ea);
+    }
+    for (double& x : bs.data()) {
+        x = std::ldexp(x, -eb);
+    }
+    Variance v = variance_of(matmul_transposed(as, bs));
+    v.exponent += 2 * (ea + eb);
+    return v;
+}
+
+std::pair<double, int> scaled_mean(const Matrix& a) {
+    const int e = scale_exponent(a.data());
+    double sum = 0.0;
+    std::size_t n = 0;
+    for (double x : a.data()) {
+        if (std::isfinite(x)) {
+            sum += std::ldexp(x, -e);
+            ++n;
+        }
+    }
+    return {n == 0 ? 0.0 : sum / static_cast<double>(n), n == 0 ? 0 : e};
+}
+
 }  // namespace attn

@@ -178,8 +178,8 @@ void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style) {
                                          : (scale > 0 ? v / scale : 0.0);  // −1 to 1
                 const double unit =
                     weights ? std::clamp(t, 0.0, 1.0) : (std::clamp(t, -1.0, 1.0) + 1) / 2;
-                levels.put(static_cast<std::uint8_t>(std::isinf(v) ? blocked
-                                                                   : std::lround(unit * top_level)));
+                levels.put(static_cast<std::uint8_t>(
+                    std::isinf(v) ? blocked : std::lround(unit * top_level)));
             }
         }
         levels.finish();

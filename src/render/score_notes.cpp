@@ -31,28 +31,6 @@ bool close_to(const Variance& x, const Variance& target) {
 
 // Why S′'s variance is not about 1, from the numbers: the entries' own variances, whose product
 // is what S′ has on average for independent entries of mean 0, and whether it is close to that.
-// The mean of a matrix's finite entries, computed on entries divided by 2^e (exactly), so that
-// the sum never overflows; as m · 2^e.
-std::pair<double, int> scaled_mean(const Matrix& m) {
-    double largest = 0.0;
-    for (double x : m.data()) {
-        largest = std::isfinite(x) ? std::max(largest, std::abs(x)) : largest;
-    }
-    int e = 0;
-    if (largest > 0.0) {
-        std::frexp(largest, &e);
-    }
-    double sum = 0.0;
-    std::size_t n = 0;
-    for (double x : m.data()) {
-        if (std::isfinite(x)) {
-            sum += std::ldexp(x, -e);
-            ++n;
-        }
-    }
-    return {n == 0 ? 0.0 : sum / static_cast<double>(n), e};
-}
-
 // Whether the entries of m have a mean far from 0 against their spread: |mean| at least their
 // standard deviation (so a constant matrix of ones counts, and random entries of mean 0 do not).
 bool mean_far_from_zero(const Matrix& m, const Variance& variance) {
@@ -64,34 +42,6 @@ bool mean_far_from_zero(const Matrix& m, const Variance& variance) {
     const double mean_squared = mean * mean;
     const double var_in_units = std::ldexp(variance.scaled, variance.exponent - 2 * e);
     return mean_squared >= var_in_units;
-}
-
-// The variance of the true products q·k, which a double may not hold when they underflow:
-// Q and K divided by 2^e each (exactly) so their products are ordinary numbers, then 2^(2e)
-// times the variance of those.
-Variance exact_scores_variance(const Head& head) {
-    const auto scaled = [](const Matrix& m, int& e) {
-        double largest = 0.0;
-        for (double x : m.data()) {
-            largest = std::isfinite(x) ? std::max(largest, std::abs(x)) : largest;
-        }
-        e = 0;
-        if (largest > 0.0) {
-            std::frexp(largest, &e);
-        }
-        Matrix out = m;
-        for (double& x : out.data()) {
-            x = std::ldexp(x, -e);
-        }
-        return out;
-    };
-    int eq = 0;
-    int ek = 0;
-    const Matrix q = scaled(head.q, eq);
-    const Matrix k = scaled(head.k, ek);
-    Variance v = variance_of(matmul_transposed(q, k));
-    v.exponent += 2 * (eq + ek);
-    return v;
 }
 
 // Whether two variances are within a percent of each other.
@@ -128,15 +78,16 @@ std::string not_near_one(const Trace& t, const Head& head, const std::string& su
         fmt::format(". {} is not close to that either: ", num(head.variance_scaled));
     // the cause the numbers show, where they show one: underflow, then means far from 0
     // underflow only when it changed the variance: the true products' may be the same
-    if (const std::size_t n = underflowed_scores(t, head);
-        n > 0 && !within_a_percent(head.variance_scores, exact_scores_variance(head))) {
-        return start + differs +
-               fmt::format(
-                   "{} of the {} scores are products too small for a double (see the "
-                   "warning), stored as 0 or with few correct digits, so their variance "
-                   "({}) is not that of the true products ({}).",
-                   n, head.scores.size(), num(head.variance_scores),
-                   num(exact_scores_variance(head)));
+    if (const std::size_t n = underflowed_scores(t, head); n > 0) {
+        const Variance exact = product_variance(head.q, head.k);
+        if (!within_a_percent(head.variance_scores, exact)) {
+            return start + differs +
+                   fmt::format(
+                       "{} of the {} scores are products too small for a double (see "
+                       "the warning), stored as 0 or with few correct digits, so their "
+                       "variance ({}) is not that of the true products ({}).",
+                       n, head.scores.size(), num(head.variance_scores), num(exact));
+        }
     }
     const bool q_off = mean_far_from_zero(head.q, head.variance_q);
     const bool k_off = mean_far_from_zero(head.k, head.variance_k);

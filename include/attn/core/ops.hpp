@@ -8,6 +8,7 @@
 ///   d_v     width of a value vector
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "attn/core/matrix.hpp"
@@ -76,5 +77,14 @@ void add_bias(Matrix& m, const Matrix& b);
 /// elements divided by a power of two, so that it is finite whenever they are (numpy's var()
 /// overflows to inf from entries near 1e154 on).
 Variance variance_of(const Matrix& a);
+
+/// The variance of the exact products a·bᵀ (the scores Q·Kᵀ), which a double may not hold
+/// when they underflow: computed on a and b divided by powers of two (exactly), then scaled
+/// back in the Variance's exponent.
+Variance product_variance(const Matrix& a, const Matrix& b);
+
+/// The mean of all finite elements as m · 2^e (computed on the elements divided by 2^e, so the
+/// sum never overflows); {0, 0} for none.
+std::pair<double, int> scaled_mean(const Matrix& a);
 
 }  // namespace attn
