@@ -14,6 +14,7 @@
 #include <csignal>
 
 #include "attn/core/error.hpp"
+#include "attn/io/signals_blocked.hpp"
 #include "console.hpp"
 
 namespace attn::cli {
@@ -134,24 +135,6 @@ sigset_t handled_signals() {
     return set;
 }
 
-// Blocks the handled signals for its lifetime, so that no handler runs halfway through
-// taking or giving back the terminal.
-class SignalsBlocked {
-  public:
-    SignalsBlocked() {
-        const sigset_t set = handled_signals();
-        (void)::pthread_sigmask(SIG_BLOCK, &set, &old_);
-    }
-    SignalsBlocked(const SignalsBlocked&) = delete;
-    SignalsBlocked& operator=(const SignalsBlocked&) = delete;
-    SignalsBlocked(SignalsBlocked&&) = delete;
-    SignalsBlocked& operator=(SignalsBlocked&&) = delete;
-    ~SignalsBlocked() { (void)::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-
-  private:
-    sigset_t old_{};
-};
-
 Error terminal_error(std::string_view what) {
     return {ErrorKind::output,
             std::string("--present could not take the terminal: ") + std::string(what)};
@@ -171,7 +154,7 @@ void PosixConsole::enter() {
     if (::pipe2(wake.data(), O_NONBLOCK | O_CLOEXEC) != 0) {
         throw terminal_error("no pipe for its signals");
     }
-    const SignalsBlocked blocked;
+    const SignalsBlocked blocked(handled_signals());
     state.in = in_;
     state.out = out_;
     state.original = original;
@@ -207,7 +190,7 @@ void PosixConsole::leave() noexcept {
     if (!entered_) {
         return;
     }
-    const SignalsBlocked blocked;
+    const SignalsBlocked blocked(handled_signals());
     give_back();
     for (std::size_t i = 0; i < ending_signals.size(); ++i) {
         if (state.installed[i]) {
