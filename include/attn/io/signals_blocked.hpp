@@ -3,7 +3,7 @@
 /// the terminal of --present (cli/console.cpp) each block the signals they handle while their
 /// state changes, so that no handler runs halfway through.
 
-#include <signal.h>
+#include <csignal>
 
 namespace attn {
 
