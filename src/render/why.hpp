@@ -127,8 +127,8 @@ class Why {
     // The decimals at which a line shows its operands so that a reader who computes `f` from
     // them, as shown, gets `result` as the line shows it (at `result_decimals`): the tables'
     // decimals when they are enough, more where rounding the operands would change the
-    // result's last digit ("-0.53514 / 1.73205 = -0.3090", since -0.5351 / 1.7321 gives
-    // -0.3089), up to 17 significant digits.
+    // result's last digit ("-0.53513 / 1.73205 = -0.3090", since -0.5351 / 1.7321 gives
+    // -0.3089), up to 17 decimals.
     template <typename F>
     [[nodiscard]] int operand_decimals(const std::vector<double>& operands, double result,
                                        int result_decimals, F f) const {
