@@ -94,7 +94,10 @@ std::string Why::render() {
     } else if (base == "scores") {
         scores(head, i, j, sub);
     } else if (base == "scaled_scores") {
-        scores(head, i, j, sub);
+        // the score at the decimals the division below shows it with, in its sum too
+        const bool divides = t_.rule.scales() && t_.rule.arith != Arith::hand;
+        scores(head, i, j, sub,
+               divides ? quotient_decimals(head.scores(i, j), t_.rule.divisor(), value) : -1);
         scaled(head, i, j, sub, value);
     } else if (base == "masked_scores") {
         if (t_.mask->allowed(i, j)) {
@@ -165,7 +168,8 @@ std::string Why::render() {
     return std::move(out_);
 }
 
-void Why::scores(const Head& head, std::size_t i, std::size_t j, const std::string& sub) {
+void Why::scores(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
+                 int total_decimals) {
     const std::string a = token_label(i);
     const std::string b = token_label(j);
     std::vector<Term> terms;
@@ -180,7 +184,7 @@ void Why::scores(const Head& head, std::size_t i, std::size_t j, const std::stri
         line(fmt::format("{} = q_{} · k_{}: the dot product of {} and {}.", cell("S", sub), a, b,
                          vector_of(a, "Q" + sub), vector_of(b, "K" + sub)));
     }
-    sum(terms, head.scores(i, j));
+    sum(terms, head.scores(i, j), total_decimals);
     if (lesson::score_underflows(head.q_norms[i], head.k_norms[j])) {
         // the products are below what a double holds: the sum shown is the stored one
         line(head.scores(i, j) == 0.0
@@ -487,14 +491,21 @@ std::string Why::difference(double a, double b, double c) const {
     return fmt::format("{} − {} = {}", num_at(a, d), paren_at(b, d), num(c));
 }
 
+int Why::quotient_decimals(double a, double b, double c) const {
+    return operand_decimals({a, b}, c, digits(),
+                            [](const std::vector<double>& v) { return v[0] / v[1]; });
+}
+
 std::string Why::quotient(double a, double b, double c) const {
-    const int d = operand_decimals({a, b}, c, digits(),
-                                   [](const std::vector<double>& v) { return v[0] / v[1]; });
+    const int d = quotient_decimals(a, b, c);
     return fmt::format("{} / {} = {}", num_at(a, d), num_at(b, d), num(c));
 }
 
 // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle
-void Why::sum(const std::vector<Term>& terms, double total) {
+void Why::sum(const std::vector<Term>& terms, double total, int total_decimals) {
+    if (total_decimals < 0) {
+        total_decimals = digits();
+    }
     constexpr std::size_t head_terms = 6;
     constexpr std::size_t tail_terms = 3;
     const bool shortened = terms.size() > head_terms + tail_terms + 1;
@@ -507,13 +518,14 @@ void Why::sum(const std::vector<Term>& terms, double total) {
             operands.push_back(t.a);
             operands.push_back(t.b);
         }
-        decimals = operand_decimals(operands, total, digits(), [&](const std::vector<double>& v) {
-            double added = 0.0;
-            for (std::size_t k = 0; k < terms.size(); ++k) {
-                added += terms[k].value(v[2 * k], v[2 * k + 1]);
-            }
-            return added;
-        });
+        decimals =
+            operand_decimals(operands, total, total_decimals, [&](const std::vector<double>& v) {
+                double added = 0.0;
+                for (std::size_t k = 0; k < terms.size(); ++k) {
+                    added += terms[k].value(v[2 * k], v[2 * k + 1]);
+                }
+                return added;
+            });
     }
     std::vector<std::string> shown;
     const auto text_of = [&](const Term& t) { return term_text(t, decimals); };
@@ -535,7 +547,7 @@ void Why::sum(const std::vector<Term>& terms, double total) {
         current += piece;
     }
     out_ += text(current) + "\n";
-    out_ += text("  = " + num(total)) + "\n";
+    out_ += text("  = " + num_at(total, total_decimals)) + "\n";
 }
 
 }  // namespace why

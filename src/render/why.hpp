@@ -39,7 +39,9 @@ class Why {
         return fmt::format("{} '{}' of {}", columns_ ? "column" : "row", token, matrix);
     }
 
-    void scores(const Head& head, std::size_t i, std::size_t j, const std::string& sub);
+    // the dot product of a score, its total at `total_decimals` (sum())
+    void scores(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
+                int total_decimals = -1);
 
     // The scaling of one score, as the trace's rule did it.
     void scaled(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
@@ -175,11 +177,15 @@ class Why {
     }
 
     // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle; the
-    // terms at the decimals that make the sum of the terms shown give the total shown
-    void sum(const std::vector<Term>& terms, double total);
+    // terms at the decimals that make the sum of the terms shown give the total shown; the
+    // total at `total_decimals` (default: the tables' decimals), those a later line that uses
+    // it shows it with
+    void sum(const std::vector<Term>& terms, double total, int total_decimals = -1);
 
     // "a / b = c", a and b at the decimals that make their quotient c as shown
     [[nodiscard]] std::string quotient(double a, double b, double c) const;
+    // those decimals
+    [[nodiscard]] int quotient_decimals(double a, double b, double c) const;
     // "a − b = c", likewise
     [[nodiscard]] std::string difference(double a, double b, double c) const;
     // "⌊a / b⌋ = c" (--arith hand), likewise

@@ -118,7 +118,8 @@ bool Why::gpt2(const Step& step, std::size_t i, std::size_t j, double value) {
                 terms.push_back(number(v));
                 total += v;
             }
-            sum(terms, total);
+            // the total at the decimals the quotient shows it with
+            sum(terms, total, quotient_decimals(total, static_cast<double>(d), value));
             line(fmt::format("{}[{}] = {}.", me, row,
                              quotient(total, static_cast<double>(d), value)));
             return true;
@@ -137,7 +138,8 @@ bool Why::gpt2(const Step& step, std::size_t i, std::size_t j, double value) {
                 terms.push_back({Term::Kind::square_of_difference, v, mu, {}});
                 total += (v - mu) * (v - mu);
             }
-            sum(terms, total);
+            // the total at the decimals the quotient shows it with
+            sum(terms, total, quotient_decimals(total, static_cast<double>(d), value));
             line(fmt::format("{}[{}] = {}.", me, row,
                              quotient(total, static_cast<double>(d), value)));
             return true;

@@ -96,12 +96,13 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
         }
         line(fmt::format("The row's average pull Σ_k dA{}[{}, k]·A{}[{}, k]:", sub, shown_row_, sub,
                          shown_row_));
-        sum(terms, pull);
+        // the pull at the decimals the next line needs, in the sum's total too
         const int d =
             operand_decimals({head.attention(i, j), g.d_weights(i, j), pull}, value, digits(),
                              [](const std::vector<double>& v) { return v[0] * (v[1] - v[2]); });
+        sum(terms, pull, d);
         line(fmt::format("{} = A{}[{}, {}]·(dA{}[{}, {}] − {}) = {}·({} − {}) = {}.", cell_name,
-                         sub, shown_row_, shown_col_, sub, shown_row_, shown_col_, num(pull),
+                         sub, shown_row_, shown_col_, sub, shown_row_, shown_col_, num_at(pull, d),
                          num_at(head.attention(i, j), d), num_at(g.d_weights(i, j), d),
                          paren_at(pull, d), num(value)));
         if (head.attention(i, j) == 0.0 && t_.mask && !t_.mask->allowed(i, j)) {

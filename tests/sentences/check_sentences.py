@@ -126,6 +126,23 @@ def joined(text):
     return "\n".join(out)
 
 
+def check_reused(where, total, after):
+    """A worked sum's total comes back in the lines after it (a quotient, a difference) as the
+    sum shows it, not with more decimals: a reader would be given two values for one number
+    (the sum's '= 3.1980', then '− 3.19798')."""
+    if "." not in total or "e" in total:
+        return
+    d = len(total.split(".")[1])
+    x = float(total.replace("−", "-"))
+    if x == 0.0:
+        return
+    for line in after:
+        for n in re.findall(NUM, line):
+            if "." in n and "e" not in n and len(n.split(".")[1]) > d:
+                if f"{float(n.replace('−', '-')):.{d}f}" == f"{x:.{d}f}":
+                    fail(where, f"the sum's total {total} comes back as {n}: {line.strip()!r}")
+
+
 def check_arithmetic(where, text, strict=False):
     global STRICT
     STRICT = strict
@@ -229,6 +246,8 @@ def check_arithmetic_lines(where, text):
                             piece = mul(piece, interval(f))
                         got = add(got, piece)
                     holds(where, terms, got, total)
+                if STRICT:
+                    check_reused(where, total, lines[j + 1:j + 4])
                 i = j
         i += 1
 
@@ -703,6 +722,13 @@ SELF_TEST_STRICT = {
     "Then scaled: S′[is, book] = S[is, book] / √d_k = -0.53514 / 1.73205 = -0.3090.": 0,
     "  = 0.3333·1000000 + 0.3333·2000000\n  = 1000000.0000": 1,
     "  = 0.333333333333·1000000 + 0.333333333333·2000000\n  = 1000000.0000": 0,
+    # a total shown at 4 decimals, then used with 5
+    "  = 4.234136·0.760345 + (-0.028478)·0.164485 + (-0.222664)·0.075170\n  = 3.1980\n"
+    "dS′[is, book] = A[is, book]·(dA[is, book] − 3.1980) = 0.07517·(-0.22266 − 3.19798) = "
+    "-0.2571.": 1,
+    "  = 4.234136·0.760345 + (-0.028478)·0.164485 + (-0.222664)·0.075170\n  = 3.19798\n"
+    "dS′[is, book] = A[is, book]·(dA[is, book] − 3.19798) = 0.07517·(-0.22266 − 3.19798) = "
+    "-0.2571.": 0,
     "  e^(0.4741 − 2.0051) = 0.2163 [is]": 0,
 }
 for tests, strict in ((SELF_TEST, False), (SELF_TEST_STRICT, True)):
@@ -905,7 +931,7 @@ def check_checkpoint(layer, head):
             if code != 0:
                 fail(f"{where} --why {cell}", f"exit {code}: {err.strip()}")
                 continue
-            check_arithmetic(f"{where} --why {cell}", why)
+            check_arithmetic(f"{where} --why {cell}", why, strict=True)
             if "is an input of the walk-through" in why:
                 fail(f"{where} --why {cell}", "a checkpoint's step called an input of the lesson")
             m = re.search(rf"Why is .+? = ({NUM}|−∞)\?", why)
