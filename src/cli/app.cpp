@@ -60,6 +60,7 @@ constexpr auto flags = std::to_array<std::string_view>({
     "--color",         // color
     "--steps",         // steps
     "--why",           // why
+    "--set",           // set
     "--tolerance",     // tolerance
 });
 static_assert(flags.size() == field_count);

@@ -13,6 +13,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/trace.hpp"
+#include "attn/core/whatif.hpp"
 #include "attn/io/output_file.hpp"
 #include "attn/render/render.hpp"
 #include "plan.hpp"
@@ -92,6 +93,7 @@ struct ExplainOptions {
     std::optional<long long> layer;       ///< with --checkpoint: the layer, 1-based
     std::string unknown = "error";
     std::vector<std::string> why;  ///< cells to work out, e.g. "scores[is,book]"
+    std::vector<std::string> set;  ///< a what-if's changes, e.g. "W_Q[d0,q1]=0.5"
     std::string steps;             ///< comma-separated step ids or numbers; empty: all
     std::string layout = "row";    ///< row, or col for the by-hand exercises' column layout
     std::string color = "auto";
@@ -197,6 +199,25 @@ void configure_explain(CLI::App& app, ExplainOptions& options);
 
 /// Runs `attn explain`. Returns the exit code; throws attn::Error for bad input.
 int run_explain(const ExplainOptions& options, Io& io);
+
+/// The files a run read its numbers from (null for a replayed dump): what a what-if's swapped
+/// token takes its embedding from.
+struct RunFiles {
+    const InputSpec* spec = nullptr;
+    const InputFiles* files = nullptr;
+};
+
+/// A replayed what-if's dump (`record` not empty): `computed`, the run it records, compared
+/// with the run before its changes (Trace::comparison), so that its dump is verified and its
+/// walk-through marked as when it was made.
+void attach_recorded(Trace& computed, const Loaded& loaded, const WhatIfRecord& record);
+
+/// --set: the run `computed` (from `loaded`; a replayed what-if's, whose `record` the
+/// settings add to) with `settings` made, computed again and compared with the run before.
+/// Throws attn::Error (usage, Field::set) for a bad setting.
+Trace with_settings(const std::vector<std::string>& settings, const Trace& computed,
+                    const Loaded& loaded, const WhatIfRecord& record, Layout layout,
+                    const RunFiles& files);
 
 /// Whether to colour the output: --color always|never wins; for auto, NO_COLOR (set and not
 /// empty) turns colour off, FORCE_COLOR (set, not empty and not "0") turns it on, and

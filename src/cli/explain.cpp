@@ -233,6 +233,15 @@ int run_explain(const ExplainOptions& options, Io& io) {
                     "--checkpoint DIR");
     }
     Trace computed;
+    if ((!o.checkpoint.empty() || o.backward) && !o.set.empty()) {
+        throw Error(ErrorKind::usage, Field::set,
+                    fmt::format("{} changes the inputs of a lesson and walks through it again, "
+                                "not yet {}, expected {} without it",
+                                subject,
+                                o.backward ? "with the backward pass (--backward)"
+                                           : "a GPT-2 checkpoint's (--checkpoint)",
+                                o.backward ? "--backward" : "--checkpoint"));
+    }
     if (!o.checkpoint.empty()) {
         if (o.backward) {
             throw Error(ErrorKind::usage,
@@ -243,8 +252,15 @@ int run_explain(const ExplainOptions& options, Io& io) {
         computed = explain_checkpoint(o);
         watch.lap("read the checkpoint and compute");
     } else {
+        WhatIfRecord record;  // a replayed what-if's changes
+        std::optional<InputSpec> spec;
+        std::optional<InputFiles> files;
+        if (o.from.empty()) {
+            spec = to_spec(o);
+            files = read_input_files(*spec);
+        }
         const Loaded loaded =
-            o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from, max_memory);
+            o.from.empty() ? assemble_input(*spec, *files) : read_dump(o.from, max_memory, &record);
         if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
             check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
         }
@@ -267,6 +283,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
         computed = o.backward ? with_backward(explain(loaded.input, loaded.config),
                                               read_target(o.target), o.target, o.lr)
                               : explain(loaded.input, loaded.config);
+        attach_recorded(computed, loaded, record);
         watch.lap("compute");
         if (!o.from.empty()) {
             // a replay shows only what its inputs give: every value the dump holds is compared
@@ -275,6 +292,11 @@ int run_explain(const ExplainOptions& options, Io& io) {
             render_json(computed, [&recomputed](std::string_view piece) { recomputed += piece; });
             verify_dump(o.from, recomputed);
             watch.lap("verify " + o.from);
+        }
+        if (!o.set.empty()) {  // a what-if: the inputs changed, and everything computed again
+            computed = with_settings(o.set, computed, loaded, record, style.layout,
+                                     {spec ? &*spec : nullptr, files ? &*files : nullptr});
+            watch.lap("compute the what-if");
         }
     }
     const Trace& trace = computed;

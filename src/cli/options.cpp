@@ -330,6 +330,11 @@ void configure_explain(CLI::App& app, ExplainOptions& o) {
            "Work out one cell term by term, e.g. 'scores[is,book]', 'weights[2,0]', "
            "'output[book,1]', 'head2.weights[is,book]'; may be given several times. "
            "Prints the worked arithmetic instead of the whole walk-through");
+    option(app, "--set", o.set, "CELL=VALUE",
+           "What if: change one input and walk through again, the cells that change marked * "
+           "with their old values; may be given several times. CELL is a cell of X "
+           "(embeddings), W_Q, W_K, W_V, W_O, a bias, the mask or a given Q, K, V, named as "
+           "for --why ('W_Q[d0,q1]=0.5', 'mask[is,book]=0'), or a token ('tokens[2]=hat')");
     option(app, "--target", o.target, "FILE",
            "The output each token should have, for --backward: a JSON file "
            "{\"target\": [[...], ...]}, T rows of d_v numbers (d_model with several heads)");

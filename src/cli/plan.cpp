@@ -26,9 +26,10 @@ void check_sizes_agree(std::string_view option, const std::optional<std::size_t>
 
 // The rows of the sentence's tokens in `table`; a missing token is seeded (--unknown random,
 // recorded in `source`) or an error that lists every missing token with its likeliest
-// spellings.
+// spellings. `whose` says where the tokens come from, `first` the index of the first.
 Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>& tokens,
-                     UnknownTokens unknown, std::uint64_t seed, Source& source) {
+                     UnknownTokens unknown, std::uint64_t seed, Source& source,
+                     std::string_view whose = "of the sentence", std::size_t first = 0) {
     LookUp found = look_up(table, tokens);
     if (found.missing.empty()) {
         return std::move(found.x);
@@ -41,7 +42,7 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
         if (positions.empty()) {
             missing_tokens.push_back(tokens[t]);
         }
-        positions.push_back(std::to_string(t));
+        positions.push_back(std::to_string(first + t));
     }
     if (unknown == UnknownTokens::random) {
         const Matrix seeded = seeded_embeddings(tokens, table.vectors.cols(), seed);
@@ -49,7 +50,12 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
             const auto row = seeded.row(t);
             std::copy(row.begin(), row.end(), found.x.row(t).begin());
         }
-        source.seeded_tokens = missing_tokens;
+        for (const auto& token : missing_tokens) {
+            if (std::find(source.seeded_tokens.begin(), source.seeded_tokens.end(), token) ==
+                source.seeded_tokens.end()) {
+                source.seeded_tokens.push_back(token);
+            }
+        }
         return std::move(found.x);
     }
     std::string lines;
@@ -70,16 +76,17 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
                                           : "did you mean " + listed(quoted, " or ") + "?");
     }
     const bool one = missing_tokens.size() == 1;
-    throw Error(ErrorKind::input,
-                fmt::format("{}: {} {} of the sentence {} not in the embeddings, expected every "
-                            "token to have a vector:{}\n  hint: add {} to \"vectors\" in {}{}, "
-                            "or use --unknown random to give {}",
-                            shown(table.path), missing_tokens.size(), one ? "token" : "tokens",
-                            one ? "is" : "are", lines, one ? "it" : "them", shown(table.path),
-                            case_only ? ", use --lowercase or \"case_insensitive\": true when "
-                                        "only the case differs"
-                                      : "",
-                            one ? "it a seeded vector" : "them seeded vectors"));
+    throw Error(
+        ErrorKind::input,
+        fmt::format("{}: {} {} {} {} not in the embeddings, expected every "
+                    "token to have a vector:{}\n  hint: add {} to \"vectors\" in {}{}, "
+                    "or use --unknown random to give {}",
+                    shown(table.path), missing_tokens.size(), one ? "token" : "tokens", whose,
+                    one ? "is" : "are", lines, one ? "it" : "them", shown(table.path),
+                    case_only ? ", use --lowercase or \"case_insensitive\": true when "
+                                "only the case differs"
+                              : "",
+                    one ? "it a seeded vector" : "them seeded vectors"));
 }
 
 // A file's description was written for the file's own settings (its sentence, mask and
@@ -426,6 +433,19 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
         in.weights_source.layout = weights->layout;
     }
     return out;
+}
+
+std::vector<double> embedding_for(const std::string& token, std::size_t at, const InputSpec& spec,
+                                  const InputFiles& files, const Config& config, Source& source) {
+    const EmbeddingTable* table = files.embeddings ? &*files.embeddings
+                                  : files.model && files.model->embeddings
+                                      ? &*files.model->embeddings
+                                      : nullptr;
+    const Matrix row = table != nullptr ? embeddings_of(*table, {token}, spec.unknown, config.seed,
+                                                        source, "given to --set", at)
+                                        : seeded_embeddings({token}, config.d_model, config.seed,
+                                                            config.arith == Arith::hand);
+    return {row.row(0).begin(), row.row(0).end()};
 }
 
 InputFiles read_input_files(const InputSpec& spec) {

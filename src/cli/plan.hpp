@@ -59,6 +59,14 @@ InputFiles read_input_files(const InputSpec& spec);
 /// and the sizes on both sides when they disagree.
 Loaded assemble_input(const InputSpec& spec, const InputFiles& files);
 
+/// The row of X that `token`, swapped in at index `at` by a what-if (--set tokens[I]=...),
+/// gets as the run's own tokens got theirs: from the embeddings file or the model file `spec`
+/// names, else seeded from the seed. A token missing from the file is an error listing it with
+/// its nearest spellings, or seeded with --unknown random (and added to `source`'s seeded
+/// tokens).
+std::vector<double> embedding_for(const std::string& token, std::size_t at, const InputSpec& spec,
+                                  const InputFiles& files, const Config& config, Source& source);
+
 /// read_input_files, then assemble_input.
 Loaded load_input(const InputSpec& spec);
 

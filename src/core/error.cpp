@@ -73,6 +73,7 @@ constexpr auto field_names = std::to_array<std::string_view>({
     "the colour setting",           // color
     "the steps",                    // steps
     "the cell",                     // why
+    "the change",                   // set
     "the tolerance",                // tolerance
 });
 static_assert(field_names.size() == field_count);

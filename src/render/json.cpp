@@ -17,8 +17,10 @@
 
 #include "attn/core/ops.hpp"
 #include "attn/core/parallel.hpp"
+#include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
 #include "attn/version.hpp"
+#include "json_out.hpp"
 #include "json_text.hpp"
 #include "lesson.hpp"
 #include "notation.hpp"
@@ -26,81 +28,9 @@
 namespace attn {
 namespace {
 
-class JsonOut {
-  public:
-    explicit JsonOut(const Sink& sink) : sink_(sink) { buf_.reserve(chunk + 4096); }
-    JsonOut(const JsonOut&) = delete;
-    JsonOut& operator=(const JsonOut&) = delete;
-    JsonOut(JsonOut&&) = delete;
-    JsonOut& operator=(JsonOut&&) = delete;
-    ~JsonOut() = default;
-
-    void raw(std::string_view s) {
-        if (s.size() >= chunk) {  // a large piece goes to the sink as it is, not copied
-            flush();
-            sink_(s);
-            return;
-        }
-        buf_ += s;
-        if (buf_.size() >= chunk) {
-            flush();
-        }
-    }
-    void flush() {
-        if (!buf_.empty()) {
-            sink_(buf_);
-            buf_.clear();
-        }
-    }
-    void string(std::string_view s) { json_text::append_string(buf_, s); }
-    void number(double x) { json_text::append_number(buf_, x); }
-    void value(std::string_view s) { string(s); }
-    void value(double x) { number(x); }
-    void integer(std::size_t n) { fmt::format_to(std::back_inserter(buf_), "{}", n); }
-    void key(std::string_view indent, std::string_view k) {
-        raw(indent);
-        string(k);
-        raw(": ");
-    }
-
-  private:
-    static constexpr std::size_t chunk = 1U << 16U;
-    const Sink& sink_;
-    std::string buf_;
-};
-
-// [a, b, c]: an array of strings or of numbers, on one line.
-template <typename Items>
-void array(JsonOut& j, const Items& items) {
-    j.raw("[");
-    bool first = true;
-    for (const auto& item : items) {
-        if (!first) {
-            j.raw(", ");
-        }
-        first = false;
-        j.value(item);
-    }
-    j.raw("]");
-}
-
-void source(JsonOut& j, const Source& s) {
-    j.raw("{\"kind\": ");
-    j.string(s.kind == Source::Kind::file ? "file" : "seeded");
-    if (s.kind == Source::Kind::file) {
-        j.raw(", \"path\": ");
-        j.string(s.path);
-    }
-    if (!s.layout.empty()) {
-        j.raw(", \"layout\": ");
-        j.string(s.layout);
-    }
-    if (!s.seeded_tokens.empty()) {
-        j.raw(", \"seeded_tokens\": ");
-        array(j, s.seeded_tokens);
-    }
-    j.raw("}");
-}
+using json_text::array;
+using json_text::JsonOut;
+using json_text::source;
 
 constexpr std::string_view row_indent = "\n        ";
 
@@ -502,6 +432,10 @@ void render_json(const Trace& t, const Sink& sink) {
             j.key(",\n  ", "loss_after_update");
             j.number(t.backward->loss_after);
         }
+    }
+    if (t.comparison && t.comparison->before_name.empty()) {  // --set: what was changed
+        j.key(",\n  ", "what_if");
+        json_text::write_what_if(j, t);
     }
     j.key(",\n  ", "warnings");
     const auto warnings = lesson::warnings(t);

@@ -74,6 +74,14 @@ std::string format_tidy(double value, int precision, bool unicode) {
     return format_number(value, is_whole(value) ? 0 : precision, unicode);
 }
 
+std::string format_visible(double value, int precision, bool unicode) {
+    if (value != 0.0 && std::isfinite(value) &&
+        std::abs(value) < 0.5 * std::pow(10.0, -precision)) {
+        return fmt::format("{:.{}e}", value, std::max(precision, 1));
+    }
+    return format_tidy(value, precision, unicode);
+}
+
 std::string to_ascii(std::string_view text) {
     return toolkit::to_ascii(text);
 }

@@ -63,10 +63,7 @@ class Why {
     // small for the precision in scientific notation, so that the arithmetic stays checkable
     // (1e-12 · 1e-12 is not 0.0000 · 0.0000)
     [[nodiscard]] std::string num(double x) const {
-        if (x != 0.0 && std::isfinite(x) && std::abs(x) < 0.5 * std::pow(10.0, -style_.precision)) {
-            return fmt::format("{:.{}e}", x, std::max(style_.precision, 1));
-        }
-        return format_tidy(x, style_.precision, style_.unicode);
+        return format_visible(x, style_.precision, style_.unicode);
     }
 
     // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle

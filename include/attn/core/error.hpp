@@ -52,6 +52,7 @@ enum class Field {
     color,
     steps,
     why,
+    set,        ///< a what-if's CELL=VALUE
     tolerance,  ///< the last: tables indexed by Field have field_count rows
 };
 

@@ -99,6 +99,11 @@ bool is_whole(double x) noexcept;
 /// arithmetic and the worksheets print the integer examples.
 std::string format_tidy(double value, int precision, bool unicode);
 
+/// format_tidy, but a number too small for `precision` in scientific notation ("1.2000e-06"),
+/// so that a small product or change is never shown as 0: the worked arithmetic and the
+/// sizes of a what-if's changes.
+std::string format_visible(double value, int precision, bool unicode);
+
 /// attn's own Unicode glyphs spelled in ASCII: "·" → "*", "ᵀ" → "^T", "√" → "sqrt",
 /// "−∞" → "-inf"... (for attn's prose; formulas have their own ASCII notation).
 std::string to_ascii(std::string_view text);

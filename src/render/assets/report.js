@@ -15,17 +15,37 @@
     tip.style.top = Math.max(8, top) + 'px';
   }
   function hide() { tip.style.display = 'none'; }
-  document.querySelectorAll('td[data-v]').forEach(function (td) {
+  // a what-if or attn diff: what the run compared with is called
+  var compared = document.getElementById('what-changed');
+  var before = compared ? compared.getAttribute('data-before') : '';
+  document.querySelectorAll('td[data-v], td[data-old]').forEach(function (td) {
     td.addEventListener('mouseenter', function (e) {
       var table = td.closest('table');
       var key = table.getAttribute('data-step') + '|' + td.getAttribute('data-r') + '|' +
                 td.getAttribute('data-c');
       var text = table.getAttribute('data-step') + '[' + td.getAttribute('data-rl') + ', ' +
-                 td.getAttribute('data-cl') + '] = ' + td.getAttribute('data-v');
+                 td.getAttribute('data-cl') + '] = ' +
+                 (td.hasAttribute('data-v') ? td.getAttribute('data-v') : td.textContent);
+      if (td.hasAttribute('data-old')) {
+        text += '\nwas ' + td.getAttribute('data-old') + ' in ' + before;
+      }
       if (why[key]) { text += '\n\n' + why[key]; }
       show(text, e.clientX, e.clientY);
     });
     td.addEventListener('mouseleave', hide);
+  });
+  document.querySelectorAll('.tokens span[data-old]').forEach(function (span) {
+    function tell(x, y) {
+      show(span.lastChild.textContent + ': was ' + span.getAttribute('data-old') + ' in ' +
+           before, x, y);
+    }
+    span.addEventListener('mouseenter', function (e) { tell(e.clientX, e.clientY); });
+    span.addEventListener('focus', function () {
+      var box = span.getBoundingClientRect();
+      tell(box.left, box.bottom);
+    });
+    span.addEventListener('mouseleave', hide);
+    span.addEventListener('blur', hide);
   });
   // a query token of an attention table: highlight its row and draw its weights as bars
   document.querySelectorAll('table.attention').forEach(function (table) {
