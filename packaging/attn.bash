@@ -26,7 +26,8 @@ _attn() {
             COMPREPLY=($(compgen -W "$examples" -- "$cur") $(compgen -f -- "$cur")); return ;;
         --from|--json|--html|--svg|--npz|--target|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --checkpoint) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-        --seed|--d-model|--d-k|--d-v|--heads|--head|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--steps|--blank|--tolerance|--relative-tolerance|--description|--lr)
+        --head) COMPREPLY=($(compgen -W "all" -- "$cur")); return ;;
+        --seed|--d-model|--d-k|--d-v|--heads|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--set|--steps|--blank|--tolerance|--relative-tolerance|--description|--lr)
             return ;;
     esac
     local opts
@@ -34,7 +35,8 @@ _attn() {
         explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --max-memory --lowercase
                        --chars --scale-by --no-scale --softmax-over --arith --embeddings --weights --model --qkv --unknown --from
                        --precision --steps --layout --pause --quiet-text --color --width --ascii
-                       --json --format --svg --html --npz --why --head --checkpoint --layer --stats --threads --target --backward --lr --help" ;;
+                       --json --format --svg --html --npz --why --set --head --checkpoint --layer --stats --threads --target --backward --lr
+                       --force --help" ;;
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
                     --output --force --help" ;;
         worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --arith --blank --output

@@ -1,6 +1,5 @@
 // The `attn` program: subcommands, --help, --version, and the one place that turns
 // exceptions into "attn: error: ..." and exit codes.
-#include <array>
 #include <cstring>
 #include <functional>
 #include <ostream>
@@ -27,49 +26,6 @@ std::string version_text() {
         "g++", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__,
 #endif
         utf8::unicode_version(), utf8::utf8proc_version());
-}
-
-namespace {
-
-// The flag that sets each field, in the order of the enum (attn/core/error.hpp); "" for the
-// fields no flag sets.
-constexpr auto flags = std::to_array<std::string_view>({
-    "",                // none
-    "",                // sentence
-    "--seed",          // seed
-    "--d-model",       // d_model
-    "--heads",         // n_heads
-    "--d-k",           // d_k
-    "--d-v",           // d_v
-    "--mask",          // mask
-    "--positions",     // positions
-    "--pad-to",        // pad_to
-    "--arith",         // arith
-    "--scale-by",      // scale_by
-    "--softmax-over",  // softmax_over
-    "--unknown",       // unknown
-    "",                // tokens
-    "--head",          // head
-    "--layer",         // layer
-    "--precision",     // precision
-    "--width",         // width
-    "--threads",       // threads
-    "--max-memory",    // max_memory
-    "--layout",        // layout
-    "--format",        // format
-    "--color",         // color
-    "--steps",         // steps
-    "--why",           // why
-    "--set",           // set
-    "--tolerance",     // tolerance
-});
-static_assert(flags.size() == field_count);
-
-}  // namespace
-
-std::string_view flag_of(Field field) noexcept {
-    const auto i = static_cast<std::size_t>(field);
-    return i < flags.size() ? flags[i] : "";
 }
 
 void flush_stdout(Io& io, std::string_view what_else) {
@@ -102,10 +58,8 @@ struct Command {
 };
 
 template <typename Options>
-Command command(CLI::App& parent, const char* name, const char* about, Options& options,
-                void (*configure)(CLI::App&, Options&), int (*run)(const Options&, Io&)) {
-    CLI::App* sub = parent.add_subcommand(name, about);
-    configure(*sub, options);
+Command command(CLI::App& parent, Options& options, int (*run)(const Options&, Io&)) {
+    CLI::App* sub = add_command(parent, options);
     return {sub, [&options, run](Io& io) { return run(options, io); }};
 }
 
@@ -129,14 +83,10 @@ int print(Io& io, const std::string& text, int code) {
 }  // namespace
 
 int run(const std::vector<std::string>& args, Io& io) {
-    CLI::App app{"attn: self-attention, the heart of the transformer, one step at a time.", "attn"};
+    CLI::App app{"", "attn"};
     app.require_subcommand(0, 1);
-    app.footer(
-        "Run 'attn explain --help' for the walk-through's options.\n"
-        "Example: attn explain \"This is book\"");
-    bool show_version = false;
-    app.add_flag("--version", show_version,
-                 "Print the version and the libraries attn was built with");
+    ProgramOptions program_options;
+    declare_options(app, program_options);
 
     ExplainOptions explain_options;
     InitOptions init_options;
@@ -144,23 +94,11 @@ int run(const std::vector<std::string>& args, Io& io) {
     ExamplesOptions examples_options;
     CheckOptions check_options;
     const std::vector<Command> commands{
-        command(app, "explain",
-                "Walk through self-attention for a sentence: tokens, embeddings X, Q = X·W_Q, K, "
-                "V, scores Q·Kᵀ, scaling by √d_k, masking, softmax and the output A·V",
-                explain_options, configure_explain, run_explain),
-        command(app, "init",
-                "Write a starter model file (embeddings and weights) for a sentence, to edit",
-                init_options, configure_init, run_init),
-        command(app, "worksheet",
-                "Write a by-hand exercise: a worksheet with blank cells, its answer key and an "
-                "answers template",
-                worksheet_options, configure_worksheet, run_worksheet),
-        command(app, "examples", "List the worked examples that come with attn (use: --model NAME)",
-                examples_options, configure_examples, run_examples),
-        command(app, "check",
-                "Check a student's filled-in answers.json, cell by cell, and name the likely "
-                "mistakes",
-                check_options, configure_check, run_check),
+        command(app, explain_options, run_explain),
+        command(app, init_options, run_init),
+        command(app, worksheet_options, run_worksheet),
+        command(app, examples_options, run_examples),
+        command(app, check_options, run_check),
     };
     const auto parsed = [&]() -> const Command* {
         for (const auto& c : commands) {
@@ -227,7 +165,7 @@ int run(const std::vector<std::string>& args, Io& io) {
     }
 
     try {
-        if (show_version) {
+        if (program_options.version) {
             return print(io, version_text(), 0);
         }
         if (const Command* c = parsed()) {

@@ -6,7 +6,6 @@
 #include <ostream>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include "attn/core/check.hpp"
 #include "attn/core/error.hpp"
@@ -15,60 +14,8 @@
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
-#include "declare.hpp"
 
 namespace attn::cli {
-
-void configure_worksheet(CLI::App& app, WorksheetOptions& o) {
-    ExplainOptions& in = o.input;
-    option(app, "sentence", in.words, "SENTENCE", "The sentence of the exercise");
-    option(app, "--seed", in.seed, "N", "Seed for the numbers (default 42)");
-    option(app, "--d-model", in.d_model, "N", "Width of each embedding (default 4)");
-    option(app, "--d-k", in.d_k, "N", "Width of each query and key (default 3)");
-    option(app, "--d-v", in.d_v, "N", "Width of each value (default 3)");
-    option(app, "--mask", in.mask, "none|causal", "none (default) or causal");
-    app.add_flag("--lowercase", in.lowercase, "Lowercase the sentence first");
-    option(app, "--arith", o.arith, "hand|exact",
-           "hand (default): whole numbers, ⌊S/2⌋ and 3^x; exact: √d_k and e^x")
-        ->capture_default_str();
-    option(app, "--blank", o.blank, "LIST",
-           "The steps to leave blank, comma-separated ids or numbers (default: every "
-           "computed step, Q to output)");
-    path_option(app, "-o,--output", o.output, "DIR", "The folder to write into (made if missing)")
-        ->capture_default_str();
-    app.add_flag("--force", o.force, "Replace the files if they exist (even if write-protected)");
-    app.footer(R"(Writes into DIR: worksheet.md and worksheet.html (the exercise, ready to print:
-given numbers filled in, the chosen steps' cells blank), answer-key.md and answer-key.html
-(every number), and answers.json (a template for the student's answers, to check with
-attn check). The five files are written all or nothing: if one cannot be written, none
-changes, so a set never mixes two runs.
-
-Examples:
-  attn worksheet "This is book"
-  attn worksheet "The cat sat" --mask causal --blank scores,weights -o lesson-3
-  attn check worksheet/answers.json)");
-}
-
-void configure_check(CLI::App& app, CheckOptions& o) {
-    path_option(app, "answers", o.answers, "ANSWERS.json",
-                "The filled-in answers.json of a worksheet")
-        ->required();
-    option(app, "--tolerance", o.tolerance, "X",
-           "How far an answer may be from the right value (default 0.05, enough for "
-           "numbers rounded to two places along the way)");
-    option(app, "--relative-tolerance", o.relative_tolerance, "R",
-           "Also accept an answer within this fraction of the right value (e.g. 0.01 "
-           "for 1%), for large numbers; default 0");
-    option(app, "--precision", o.precision, "N",
-           "Digits after the decimal point in the report (0 to 15)")
-        ->capture_default_str();
-    app.add_flag("--ascii", o.ascii, "ASCII only");
-    app.footer(R"(Exit status: 0 when every answer is right, 1 when some are wrong or blank, 2 for
-a malformed answers file.
-
-Example:
-  attn check worksheet/answers.json)");
-}
 
 int run_worksheet(const WorksheetOptions& o, Io& io) {
     ExplainOptions in = o.input;

@@ -147,9 +147,7 @@ struct CheckOptions {
     bool ascii = false;
 };
 
-void configure_worksheet(CLI::App& app, WorksheetOptions& options);
 int run_worksheet(const WorksheetOptions& options, Io& io);
-void configure_check(CLI::App& app, CheckOptions& options);
 /// Returns 0 when every answer is right, 1 when some are wrong; throws for a bad file.
 int run_check(const CheckOptions& options, Io& io);
 
@@ -158,7 +156,24 @@ struct ExamplesOptions {
     bool names_only = false;
 };
 
-void configure_examples(CLI::App& app, ExamplesOptions& options);
+/// The options of `attn` itself, beside its subcommands.
+struct ProgramOptions {
+    bool version = false;
+};
+
+// The options of each command, as src/cli/options.json writes them down (cmake/OptionTable.cmake
+// turns that file into these functions, in options_table.cpp of the build folder).
+
+/// Gives `app` the program's description, options and footer.
+void declare_options(CLI::App& app, ProgramOptions& options);
+/// Adds a subcommand to `parent` with its description, options and footer: explain, init,
+/// worksheet, examples, check.
+CLI::App* add_command(CLI::App& parent, ExplainOptions& options);
+CLI::App* add_command(CLI::App& parent, InitOptions& options);
+CLI::App* add_command(CLI::App& parent, WorksheetOptions& options);
+CLI::App* add_command(CLI::App& parent, ExamplesOptions& options);
+CLI::App* add_command(CLI::App& parent, CheckOptions& options);
+
 int run_examples(const ExamplesOptions& options, Io& io);
 
 /// Where attn looks for its data, in order: $ATTN_DATA_DIR, ../share/attn next to the
@@ -171,9 +186,6 @@ std::optional<std::string> examples_dir(const Io& io);
 /// `path` itself when it exists or names a folder; else the example of that name
 /// ("this-is-book" or "this-is-book.json") when there is one; else `path` unchanged.
 std::string resolve_input_file(const std::string& path, const Io& io);
-
-/// Adds the options of `attn init` to `app`.
-void configure_init(CLI::App& app, InitOptions& options);
 
 /// Runs `attn init`: writes a starter model file. Returns the exit code.
 int run_init(const InitOptions& options, Io& io);
@@ -193,9 +205,6 @@ InputSpec to_spec(const ExplainOptions& options);
 /// The text style of `options` on `io`'s terminal; throws attn::Error (usage) for a value
 /// out of range.
 TextStyle to_style(const ExplainOptions& options, const Io& io);
-
-/// Adds the options of `attn explain` to `app`.
-void configure_explain(CLI::App& app, ExplainOptions& options);
 
 /// Runs `attn explain`. Returns the exit code; throws attn::Error for bad input.
 int run_explain(const ExplainOptions& options, Io& io);
@@ -252,7 +261,8 @@ E choice(Field field, const std::string& text) {
     return *value;
 }
 
-/// The command-line flag that sets `field` ("--d-model"), or "" when none does.
+/// The command-line flag that sets `field` ("--d-model"), or "" when none does: the option
+/// whose "field" it is in src/cli/options.json.
 std::string_view flag_of(Field field) noexcept;
 
 /// An error as the command line says it: a usage error names the flag of its field.

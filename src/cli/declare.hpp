@@ -1,9 +1,15 @@
 #pragma once
-// Declaring a subcommand's options with CLI11: what every configure_* function shares.
+// Declaring options with CLI11. Every option of attn is written down once, in
+// src/cli/options.json; cmake/OptionTable.cmake turns that file into calls of option() and
+// flag() below (options_table.cpp in the build folder), one per option, in order.
 
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -18,28 +24,51 @@ CLI::Validator decimal_only();
 /// A path option: an empty value ("--json ''") is refused rather than meaning "none".
 CLI::Validator non_empty_path();
 
+/// One option as options.json describes it.
+struct OptionSpec {
+    std::string_view names{};  ///< CLI11's names: "--seed", "-o,--output", or a positional's
+    std::string_view value{};  ///< the value's name in --help: "N", "none|causal|FILE"
+    std::string_view help{};
+    bool path = false;          ///< a file name: an empty one is refused (non_empty_path)
+    bool show_default = false;  ///< --help shows the default value
+    bool required = false;
+    std::vector<std::pair<std::string, std::string>> aliases{};  ///< words for values: all → 0
+};
+
 template <typename T>
 struct is_integer_option : std::bool_constant<std::is_integral_v<T> && !std::is_same_v<T, bool>> {};
 template <typename T>
 struct is_integer_option<std::optional<T>> : is_integer_option<T> {};
 
-/// An option whose value --help names `type`, as in "--seed N": its names, what it sets, the
-/// value's name and the help. Integer options are read in decimal (decimal_only).
+/// An option with a value, which sets `value`. Integer options are read in decimal
+/// (decimal_only); then come the spec's checks, in the order of its fields.
 template <typename T>
-CLI::Option* option(CLI::App& app, const std::string& names, T& value, const std::string& type,
-                    const std::string& help) {
-    CLI::Option* opt = app.add_option(names, value, help)->type_name(type);
+CLI::Option* option(CLI::App& app, T& value, const OptionSpec& spec) {
+    static_assert(!std::is_same_v<T, bool>, "an option without a value is a flag()");
+    CLI::Option* opt = app.add_option(std::string(spec.names), value, std::string(spec.help))
+                           ->type_name(std::string(spec.value));
     if constexpr (is_integer_option<T>::value) {
         opt->transform(decimal_only());
+    }
+    if (spec.path) {
+        opt->check(non_empty_path());
+    }
+    if (!spec.aliases.empty()) {
+        opt->transform(CLI::Transformer(
+            std::map<std::string, std::string>(spec.aliases.begin(), spec.aliases.end())));
+    }
+    if (spec.show_default) {
+        opt->capture_default_str();
+    }
+    if (spec.required) {
+        opt->required();
     }
     return opt;
 }
 
-/// A path option (option() with non_empty_path).
-template <typename T>
-CLI::Option* path_option(CLI::App& app, const std::string& names, T& value, const std::string& type,
-                         const std::string& help) {
-    return option(app, names, value, type, help)->check(non_empty_path());
+/// An option without a value, which sets `value` to true.
+inline CLI::Option* flag(CLI::App& app, bool& value, const OptionSpec& spec) {
+    return app.add_flag(std::string(spec.names), value, std::string(spec.help));
 }
 
 }  // namespace attn::cli

@@ -6,7 +6,6 @@
 #include <ostream>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include "attn/core/error.hpp"
 #include "attn/core/input.hpp"
@@ -82,18 +81,6 @@ std::string resolve_input_file(const std::string& path, const Io& io) {
         }
     }
     return path;  // reading it will say that it does not exist
-}
-
-void configure_examples(CLI::App& app, ExamplesOptions& o) {
-    app.add_flag("--names", o.names_only, "Only the names, one per line");
-    app.footer(
-        R"(Lists the worked examples that come with attn, each with the command that runs it; a name
-is enough for --model or --qkv:
-  attn explain --model this-is-book
-  attn explain --qkv random-4x8-qkv --mask causal
-
-They are looked up in $ATTN_DATA_DIR/examples, then next to the executable
-(../share/attn/examples, or data/examples of the source tree), then in the install prefix.)");
 }
 
 int run_examples(const ExamplesOptions& o, Io& io) {

@@ -5,13 +5,11 @@
 #include <ostream>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include "attn/core/error.hpp"
 #include "attn/core/utf8.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
-#include "declare.hpp"
 
 namespace attn::cli {
 namespace {
@@ -60,30 +58,6 @@ std::string command_line(const InitOptions& o, const Config& c, const std::strin
 }
 
 }  // namespace
-
-void configure_init(CLI::App& app, InitOptions& o) {
-    ExplainOptions& in = o.input;
-    option(app, "sentence", in.words, "SENTENCE", "The sentence of the lesson");
-    option(app, "--seed", in.seed, "N", "Seed for the starting numbers (default 42)");
-    option(app, "--d-model", in.d_model, "N", "Width of each embedding (1 to 4096; default 5)");
-    option(app, "--heads", in.heads, "H", "Attention heads (1 to 64; default 1)");
-    option(app, "--d-k", in.d_k, "N", "Width of each query and key (1 to 4096; default 3)");
-    option(app, "--d-v", in.d_v, "N", "Width of each value (1 to 4096; default 3)");
-    option(app, "--mask", in.mask, "none|causal", "The lesson's mask: none (default) or causal");
-    app.add_flag("--lowercase", in.lowercase, "Lowercase the sentence (one vector for The/the)");
-    app.add_flag("--chars", in.chars, "One token per character");
-    option(app, "--description", o.description, "TEXT", "One line about the lesson");
-    path_option(app, "-o,--output", o.output, "FILE", "Write to FILE instead of stdout");
-    app.add_flag("--force", o.force, "Replace FILE if it exists (even if write-protected)");
-    app.footer(R"(Writes a model file (JSON with // comments) holding seeded embeddings for each
-distinct token of the sentence and seeded W_Q, W_K, W_V, for you to edit. Read it back with
-attn explain --model FILE.
-
-Examples:
-  attn init "This is book" -o my-lesson.json
-  attn init "The cat sat on the mat" --lowercase --mask causal --d-model 8 -o cat.json
-  attn explain --model my-lesson.json)");
-}
 
 int run_init(const InitOptions& o, Io& io) {
     // the sentence is checked by the tokenizer; the description goes into the file as it is

@@ -103,6 +103,23 @@ TEST_CASE("cli: --help, --version and no subcommand", "[cli]") {
     CHECK(run({}).code == 2);
 }
 
+TEST_CASE("cli: every field a user sets has the flag that sets it (options.json's \"field\")",
+          "[cli]") {
+    using attn::Field;
+    for (std::size_t i = 0; i < attn::field_count; ++i) {
+        const auto field = static_cast<Field>(i);
+        const auto flag = attn::cli::flag_of(field);
+        INFO("field " << attn::field_name(field));
+        if (field == Field::none || field == Field::sentence || field == Field::tokens) {
+            CHECK(flag.empty());  // no flag: the positional sentence, or none at all
+        } else {
+            CHECK(flag.starts_with("--"));
+        }
+    }
+    CHECK(attn::cli::flag_of(Field::n_heads) == "--heads");
+    CHECK(attn::cli::flag_of(Field::tolerance) == "--tolerance");
+}
+
 TEST_CASE("cli: every documented usage error exits 2 with a clear message", "[cli]") {
     struct Case {
         std::vector<std::string> args;
