@@ -156,6 +156,17 @@ struct ExamplesOptions {
     bool names_only = false;
 };
 
+/// The options of `attn diff`: two dumps and how to show the second against the first.
+struct DiffOptions {
+    std::string first;      ///< A.json, the run compared with
+    std::string second;     ///< B.json, the run shown
+    ExplainOptions display;  ///< only the display options, --html, --max-memory and --force
+};
+
+/// Runs `attn diff`. Returns 0; throws attn::Error for a bad dump or two runs that cannot be
+/// compared.
+int run_diff(const DiffOptions& options, Io& io);
+
 /// The options of `attn` itself, beside its subcommands.
 struct ProgramOptions {
     bool version = false;
@@ -173,6 +184,7 @@ CLI::App* add_command(CLI::App& parent, InitOptions& options);
 CLI::App* add_command(CLI::App& parent, WorksheetOptions& options);
 CLI::App* add_command(CLI::App& parent, ExamplesOptions& options);
 CLI::App* add_command(CLI::App& parent, CheckOptions& options);
+CLI::App* add_command(CLI::App& parent, DiffOptions& options);
 
 int run_examples(const ExamplesOptions& options, Io& io);
 
@@ -216,10 +228,21 @@ struct RunFiles {
     const InputFiles* files = nullptr;
 };
 
-/// A replayed what-if's dump (`record` not empty): `computed`, the run it records, compared
-/// with the run before its changes (Trace::comparison), so that its dump is verified and its
-/// walk-through marked as when it was made.
-void attach_recorded(Trace& computed, const Loaded& loaded, const WhatIfRecord& record);
+/// A dump read back (--from, attn diff): its inputs, its what-if record and its run computed
+/// again.
+struct Replayed {
+    Loaded loaded;
+    WhatIfRecord record;  ///< a what-if's changes; empty for another run
+    Trace trace;          ///< a what-if's compared with the run before its changes
+};
+
+class Stopwatch;
+
+/// Reads the dump at `path`, computes its run again from its inputs (a what-if's compared
+/// with the run before its changes, as when it was made) and verifies every value the dump
+/// holds against it. Throws attn::Error (input) at the first that differs. Times its phases
+/// on `watch` (--stats) when given.
+Replayed replay_dump(const std::string& path, std::size_t max_memory, Stopwatch* watch = nullptr);
 
 /// --set: the run `computed` (from `loaded`; a replayed what-if's, whose `record` the
 /// settings add to) with `settings` made, computed again and compared with the run before.

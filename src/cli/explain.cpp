@@ -251,19 +251,18 @@ int run_explain(const ExplainOptions& options, Io& io) {
         }
         computed = explain_checkpoint(o);
         watch.lap("read the checkpoint and compute");
+    } else if (!o.from.empty()) {
+        Replayed replayed = replay_dump(o.from, max_memory, &watch);
+        computed = std::move(replayed.trace);
+        if (!o.set.empty()) {  // a what-if of the replayed run
+            computed = with_settings(o.set, computed, replayed.loaded, replayed.record,
+                                     style.layout, {});
+            watch.lap("compute the what-if");
+        }
     } else {
-        WhatIfRecord record;  // a replayed what-if's changes
-        std::optional<InputSpec> spec;
-        std::optional<InputFiles> files;
-        if (o.from.empty()) {
-            spec = to_spec(o);
-            files = read_input_files(*spec);
-        }
-        const Loaded loaded =
-            o.from.empty() ? assemble_input(*spec, *files) : read_dump(o.from, max_memory, &record);
-        if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
-            check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
-        }
+        const InputSpec spec = to_spec(o);
+        const InputFiles files = read_input_files(spec);
+        const Loaded loaded = assemble_input(spec, files);
         if (o.backward) {  // the gradients, and a second forward pass for the update's loss
             const Config& c = loaded.config;
             const std::size_t n = loaded.input.tokens.size();
@@ -279,23 +278,13 @@ int run_explain(const ExplainOptions& options, Io& io) {
                                 human_bytes(forward + backward), subject, human_bytes(max_memory)));
             }
         }
-        watch.lap(o.from.empty() ? "read input" : "read " + o.from);
+        watch.lap("read input");
         computed = o.backward ? with_backward(explain(loaded.input, loaded.config),
                                               read_target(o.target), o.target, o.lr)
                               : explain(loaded.input, loaded.config);
-        attach_recorded(computed, loaded, record);
         watch.lap("compute");
-        if (!o.from.empty()) {
-            // a replay shows only what its inputs give: every value the dump holds is compared
-            // with the run computed again, and the first that differs is an error (exit 2)
-            std::string recomputed;
-            render_json(computed, [&recomputed](std::string_view piece) { recomputed += piece; });
-            verify_dump(o.from, recomputed);
-            watch.lap("verify " + o.from);
-        }
         if (!o.set.empty()) {  // a what-if: the inputs changed, and everything computed again
-            computed = with_settings(o.set, computed, loaded, record, style.layout,
-                                     {spec ? &*spec : nullptr, files ? &*files : nullptr});
+            computed = with_settings(o.set, computed, loaded, {}, style.layout, {&spec, &files});
             watch.lap("compute the what-if");
         }
     }

@@ -6,17 +6,39 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/whatif.hpp"
+#include "attn/io/model_file.hpp"
 #include "cli.hpp"
+#include "stats.hpp"
 
 namespace attn::cli {
 
-void attach_recorded(Trace& computed, const Loaded& loaded, const WhatIfRecord& record) {
-    if (record.changes.empty()) {
-        return;
+Replayed replay_dump(const std::string& path, std::size_t max_memory, Stopwatch* watch) {
+    Replayed out;
+    out.loaded = read_dump(path, max_memory, &out.record);
+    const Loaded& loaded = out.loaded;
+    // a dump's inputs are small; its T×T steps may not be
+    check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
+    if (watch != nullptr) {
+        watch->lap("read " + path);
     }
-    const Loaded before = without_changes(loaded, record.changes, record.mask_before);
-    const Trace base = explain(before.input, before.config);
-    computed.comparison = compare(base, computed, record.changes, record.mask_before);
+    out.trace = explain(loaded.input, loaded.config);
+    if (!out.record.changes.empty()) {  // a what-if's: compared with the run before its changes
+        const Loaded before = without_changes(loaded, out.record.changes, out.record.mask_before);
+        out.trace.comparison = compare(explain(before.input, before.config), out.trace,
+                                       out.record.changes, out.record.mask_before);
+    }
+    if (watch != nullptr) {
+        watch->lap("compute");
+    }
+    // a replay shows only what its inputs give: every value the dump holds is compared with
+    // the run computed again, and the first that differs is an error (exit 2)
+    std::string recomputed;
+    render_json(out.trace, [&recomputed](std::string_view piece) { recomputed += piece; });
+    verify_dump(path, recomputed);
+    if (watch != nullptr) {
+        watch->lap("verify " + path);
+    }
+    return out;
 }
 
 Trace with_settings(const std::vector<std::string>& settings, const Trace& computed,

@@ -455,7 +455,7 @@ std::vector<std::string> incomparable(const Trace& before, const Trace& after) {
     return out;
 }
 
-std::shared_ptr<const Comparison> compare(const Trace& before, const Trace& after,
+std::shared_ptr<Comparison> compare(const Trace& before, const Trace& after,
                                           std::vector<Change> changes, MaskKind mask_before) {
     auto cmp = std::make_shared<Comparison>();
     cmp->before = before;

@@ -153,7 +153,7 @@ std::vector<std::string> incomparable(const Trace& before, const Trace& after);
 
 /// Compares `after` with `before` (which must be comparable: incomparable() is empty),
 /// recording `changes`. The result holds a copy of `before`.
-std::shared_ptr<const Comparison> compare(const Trace& before, const Trace& after,
+std::shared_ptr<Comparison> compare(const Trace& before, const Trace& after,
                                           std::vector<Change> changes,
                                           MaskKind mask_before = MaskKind::none);
 
