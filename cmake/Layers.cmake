@@ -52,7 +52,8 @@ function(attn_check_layer layer allowed_quoted allowed_angled)
 endfunction()
 
 function(attn_check_layers)
-    set(posix "sys/[a-z]+\\.h|unistd\\.h|fcntl\\.h|sched\\.h|signal\\.h|termios\\.h|poll\\.h")
+    # POSIX headers, and glibc's <malloc.h> (io measures the heap for --max-memory: heap.cpp)
+    set(posix "sys/[a-z]+\\.h|unistd\\.h|fcntl\\.h|sched\\.h|signal\\.h|termios\\.h|poll\\.h|malloc\\.h")
     attn_check_layer(core "attn/core/[a-z0-9_]+\\.hpp|attn/version\\.hpp"
                      "fmt/[a-z]+\\.h|utf8proc\\.h|sched\\.h")
     attn_check_layer(io "attn/(core|io)/[a-z0-9_]+\\.hpp|attn/version\\.hpp"

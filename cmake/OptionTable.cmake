@@ -15,7 +15,8 @@
 #    "commands": [{"name": "explain", "struct": "ExplainOptions", "about": "...",
 #                  "options": [...], "footer": [...]}, ...]}
 # and each option:
-#   {"names": "--seed",        CLI11's names: "-o,--output", or a positional's name
+#   {"names": "--seed",        CLI11's names: "-o,--output", "--present,--pause" (flag_of()
+#                              names the last), or a positional's name
 #    "value": "N",             the value's name in --help; without it the option is a flag
 #                              (its member a bool)
 #    "sets": "seed",           the member of the command's struct it sets ("input.seed")
@@ -107,9 +108,9 @@ function(declare_options command app where)
                      "show_default, required, aliases or help")
             endif()
         endforeach()
-        if(NOT names MATCHES "^(-[a-z],)?(--)?[a-z][a-z0-9-]*$")
-            fail("${at}: \"names\" is '${names}', expected e.g. \"--seed\", \"-o,--output\" or a "
-                 "positional's name")
+        if(NOT names MATCHES "^(-[a-z],)?(--)?[a-z][a-z0-9-]*(,--[a-z][a-z0-9-]*)*$")
+            fail("${at}: \"names\" is '${names}', expected e.g. \"--seed\", \"-o,--output\", "
+                 "\"--present,--pause\" or a positional's name")
         endif()
         member(sets "${opt}" sets)
         if(NOT sets MATCHES "^[a-z_][a-z0-9_]*(\\.[a-z_][a-z0-9_]*)*$")

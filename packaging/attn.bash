@@ -7,7 +7,7 @@ _attn() {
     local i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            explain|init|worksheet|check|examples) sub=${COMP_WORDS[i]}; break ;;
+            explain|init|train|worksheet|check|diff|examples) sub=${COMP_WORDS[i]}; break ;;
         esac
     done
     case $prev in
@@ -19,6 +19,7 @@ _attn() {
         --scale-by) COMPREPLY=($(compgen -W "d_k d_model none" -- "$cur")); return ;;
         --softmax-over) COMPREPLY=($(compgen -W "rows columns all" -- "$cur")); return ;;
         --layout) COMPREPLY=($(compgen -W "row col" -- "$cur")); return ;;
+        --theme) COMPREPLY=($(compgen -W "auto light dark" -- "$cur")); return ;;
         --unknown) COMPREPLY=($(compgen -W "error random" -- "$cur")); return ;;
         --model|--embeddings|--weights|--qkv)
             local examples
@@ -27,24 +28,30 @@ _attn() {
         --from|--json|--html|--svg|--npz|--target|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --checkpoint) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --head) COMPREPLY=($(compgen -W "all" -- "$cur")); return ;;
-        --seed|--d-model|--d-k|--d-v|--heads|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--set|--steps|--blank|--tolerance|--relative-tolerance|--description|--lr)
+        --seed|--d-model|--d-k|--d-v|--heads|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--set|--steps|--epochs|--blank|--tolerance|--relative-tolerance|--description|--lr)
             return ;;
     esac
     local opts
     case $sub in
         explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --max-memory --lowercase
                        --chars --scale-by --no-scale --softmax-over --arith --embeddings --weights --model --qkv --unknown --from
-                       --precision --steps --layout --pause --quiet-text --color --width --ascii
+                       --precision --steps --layout --present --pause --quiet-text --color --theme --width --ascii
                        --json --format --svg --html --npz --why --set --head --checkpoint --layer --stats --threads --target --backward --lr
                        --force --help" ;;
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
                     --output --force --help" ;;
-        worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --arith --blank --output
-                         --force --help" ;;
-        check) opts="--tolerance --relative-tolerance --precision --ascii --help"
+        train) opts="--output --seed --lr --steps --epochs --d-model --d-k --d-v --heads --threads
+                     --max-memory --no-scale --svg --force --help"
+               [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "coreference previous-token match" -- "$cur")); return; } ;;
+        worksheet) opts="--seed --d-model --d-k --d-v --mask --lowercase --model --qkv --layout --arith --blank --output
+                         --force --max-memory --help" ;;
+        check) opts="--tolerance --relative-tolerance --precision --ascii --max-memory --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
+        diff) opts="--precision --steps --layout --quiet-text --color --theme --width --ascii --html
+                    --max-memory --force --help"
+              [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
         examples) opts="--names --help" ;;
-        *) opts="explain init worksheet check examples --version --help" ;;
+        *) opts="explain init train worksheet check diff examples --version --help" ;;
     esac
     [[ $cur == -* || -z $sub ]] && COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }

@@ -90,6 +90,7 @@ int run(const std::vector<std::string>& args, Io& io) {
 
     ExplainOptions explain_options;
     InitOptions init_options;
+    TrainOptions train_options;
     WorksheetOptions worksheet_options;
     ExamplesOptions examples_options;
     CheckOptions check_options;
@@ -97,6 +98,7 @@ int run(const std::vector<std::string>& args, Io& io) {
     const std::vector<Command> commands{
         command(app, explain_options, run_explain),
         command(app, init_options, run_init),
+        command(app, train_options, run_train),
         command(app, worksheet_options, run_worksheet),
         command(app, examples_options, run_examples),
         command(app, check_options, run_check),

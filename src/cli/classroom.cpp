@@ -11,6 +11,7 @@
 #include "attn/core/error.hpp"
 #include "attn/core/input.hpp"
 #include "attn/core/limits.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
@@ -19,11 +20,17 @@ namespace attn::cli {
 
 int run_worksheet(const WorksheetOptions& o, Io& io) {
     ExplainOptions in = o.input;
-    if (!in.d_model) {
+    // a name such as "by-hand-6x4" finds the example of that name
+    in.model = resolve_input_file(in.model, io);
+    in.qkv = resolve_input_file(in.qkv, io);
+    if (!in.d_model && in.model.empty() && in.qkv.empty()) {
         in.d_model = 4;  // small enough for pencil and paper
     }
     InputSpec spec = to_spec(in);
     spec.arith = choice<Arith>(Field::arith, o.arith);
+    TextStyle style;
+    style.precision = 4;
+    style.layout = choice<Layout>(Field::layout, o.layout);
     // the five files, checked before any work: none may exist (without --force), be
     // write-protected, or be an input
     const std::vector<std::string> names{"worksheet.md", "answer-key.md", "worksheet.html",
@@ -42,15 +49,19 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     check_outputs(outputs, input_targets(spec), o.force);
     const Loaded loaded = load_input(spec);
     const Trace trace = explain(loaded.input, loaded.config);
-    const auto steps = teaching_steps(trace);
+    check_layout(trace, style.layout);
+    const auto steps = steps_in(trace, style.layout);
     const std::vector<std::string> blank =
         o.blank.empty() ? default_blank_steps(trace) : select_steps(o.blank, steps);
     for (const auto& id : blank) {
         const auto b = base_id(id);
-        if (b == "tokens" || b == "mask") {
-            throw Error(ErrorKind::usage, "--blank: '" + id +
-                                              "' has nothing to work out, expected steps such "
-                                              "as Q, scores, weights or output");
+        if (b == "tokens" || b == "mask" ||
+            (trace.qkv_given && (b == "Q" || b == "K" || b == "V"))) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("--blank: '{}' has nothing to work out{}, expected steps such "
+                                    "as {}scores, weights or output",
+                                    shown(id), trace.qkv_given ? " (--qkv gives it)" : "",
+                                    trace.qkv_given ? "" : "Q, "));
         }
     }
     std::error_code made;
@@ -58,28 +69,23 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     if (made) {
         throw errors::cannot_write(o.output, made.message());
     }
-    TextStyle style;
-    style.precision = 4;
+    // the worksheets are written as they are made; the answers template is built whole
+    check_memory_for(answers_template_bytes(trace, blank), budget_now(spec.max_memory),
+                     "the answers template (answers.json) needs about {}",
+                     "leave fewer steps blank (--blank) or use a shorter sentence");
     // all five or none: a set half from one run and half from another would not match
     OutputSet files(o.force);
     for (std::size_t i = 0; i < names.size(); ++i) {
         files.add(outputs[i], [&, i](const OutputSet::Sink& sink) {
-            switch (i) {
-                case 0:
-                    sink(render_worksheet(trace, blank, false, style));
-                    break;
-                case 1:
-                    sink(render_worksheet(trace, blank, true, style));
-                    break;
-                case 2:
-                    sink(render_worksheet_html(trace, blank, false, style));
-                    break;
-                case 3:
-                    sink(render_worksheet_html(trace, blank, true, style));
-                    break;
-                default:
-                    sink(render_answers_template(trace, blank));
-                    break;
+            // in the order of `names`: the worksheet and the answer key in Markdown, then in
+            // HTML (both written as they are made), then the answers template
+            const bool key = i % 2 == 1;
+            if (i < 2) {
+                render_worksheet(trace, blank, key, style, sink);
+            } else if (i < 4) {
+                render_worksheet_html(trace, blank, key, style, sink);
+            } else {
+                sink(render_answers_template(trace, blank, style.layout));
             }
         });
     }
@@ -104,14 +110,27 @@ int run_check(const CheckOptions& o, Io& io) {
                         fmt::format("{} is {}, expected a number of at least 0", name, value));
         }
     }
-    const AnswerSheet sheet = read_answers(o.answers);
-    const Loaded loaded = load_input(spec_of(sheet.worksheet));
+    const std::size_t max_memory = max_memory_of(o.max_memory);
+    const AnswerSheet sheet = read_answers(o.answers, max_memory);
+    // the answers read count: one budget for the run
+    const Loaded loaded = load_worksheet(sheet.worksheet, max_memory);
     const Trace trace = explain(loaded.input, loaded.config);
+    const Layout layout = sheet.worksheet.layout;
+    if (layout == Layout::col && trace.column_steps.empty()) {
+        throw Error(
+            ErrorKind::input,
+            fmt::format("{}: worksheet.layout: the layout is \"col\", but the numbers "
+                        "give {}, expected \"row\" (the column layout shows one plain "
+                        "head)",
+                        shown(o.answers),
+                        trace.config.n_heads > 1 ? fmt::format("{} heads", trace.config.n_heads)
+                                                 : std::string("a head with W_O")));
+    }
     // every answered step must be a step of the worksheet: a misspelt one would be ignored
     for (const auto& id : sheet.step_ids) {
         if (find_step(trace, id) == nullptr) {
             std::vector<std::string> ids;
-            for (const Step& s : teaching_steps(trace)) {
+            for (const Step& s : steps_in(trace, layout)) {
                 ids.push_back(s.id);
             }
             const auto near = nearest(id, ids);
@@ -124,6 +143,9 @@ int run_check(const CheckOptions& o, Io& io) {
         }
     }
     const Tolerance tolerance{o.tolerance, o.relative_tolerance};
+    check_memory_for(check_bytes(trace, sheet), budget_now(max_memory),
+                     "checking these answers needs about {} (each cell may be wrong)",
+                     "check fewer steps at a time, or a shorter sentence");
     const auto verdicts = check_answers(trace, sheet, tolerance);
     if (verdicts.empty()) {
         throw Error(ErrorKind::input,
@@ -135,7 +157,10 @@ int run_check(const CheckOptions& o, Io& io) {
     TextStyle style;
     style.precision = o.precision;
     style.unicode = !o.ascii;
-    io.out << render_check_report(trace, verdicts, tolerance, style);
+    style.layout = layout;
+    render_check_report(trace, verdicts, tolerance, style, [&io](std::string_view piece) {
+        io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    });
     const bool all_right = std::all_of(verdicts.begin(), verdicts.end(), [](const auto& v) {
         return v.wrong.empty() && !v.wrong_shape;
     });

@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
-#include <istream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,16 +44,29 @@ struct EnumNames<ColorMode> {
                                       Named<ColorMode>{ColorMode::never, "never"}};
 };
 
+/// --theme: the terminal's background, for the colours; auto: from $COLORFGBG when set.
+enum class ThemeChoice { automatic, light, dark };
+
+template <>
+struct EnumNames<ThemeChoice> {
+    static constexpr std::array names{Named<ThemeChoice>{ThemeChoice::automatic, "auto"},
+                                      Named<ThemeChoice>{ThemeChoice::light, "light"},
+                                      Named<ThemeChoice>{ThemeChoice::dark, "dark"}};
+};
+
 }  // namespace attn
 
 namespace attn::cli {
+
+class Console;
 
 /// What the process runs in: its streams, whether they are terminals, its environment.
 struct Io {
     std::ostream& out;
     std::ostream& err;
-    std::istream* in = nullptr;  ///< for --pause; nullptr: no input
-    std::string executable{};    ///< this program's path, to find its examples; may be empty
+    /// The terminal for --present, when stdin and stdout are one; nullptr otherwise.
+    Console* console = nullptr;
+    std::string executable{};  ///< this program's path, to find its examples; may be empty
     bool stdin_is_terminal = false;
     bool stdout_is_terminal = false;
     std::size_t terminal_columns = 0;  ///< 0 when unknown
@@ -97,6 +109,7 @@ struct ExplainOptions {
     std::string steps;             ///< comma-separated step ids or numbers; empty: all
     std::string layout = "row";    ///< row, or col for the by-hand exercises' column layout
     std::string color = "auto";
+    std::string theme = "auto";        ///< the background: light, dark, or auto ($COLORFGBG)
     std::string json;                  ///< a path, "-" for stdout, empty for none
     std::string format = "text";       ///< text, markdown, latex, or none (no walk-through)
     std::optional<long long> threads;  ///< threads to compute and write with; unset: cores
@@ -114,7 +127,7 @@ struct ExplainOptions {
     bool chars = false;
     bool no_scale = false;  ///< skip the scaling by √d_k: --scale-by none
     bool quiet_text = false;
-    bool pause = false;  ///< wait for Enter between steps (on a terminal)
+    bool present = false;  ///< --present (--pause): one step per screen, driven by keys
     bool ascii = false;
     bool stats = false;     ///< print timings and memory to stderr
     bool force = false;     ///< replace write-protected output files too
@@ -129,11 +142,36 @@ struct InitOptions {
     bool force = false;        ///< replace an existing output file
 };
 
+/// The options of `attn train`.
+struct TrainOptions {
+    std::string task;
+    std::string output;               ///< the model file
+    std::optional<std::string> seed;  ///< parsed by attn, as explain's
+    std::optional<double> lr;
+    std::optional<long long> steps;
+    std::optional<long long> epochs;
+    std::optional<long long> d_model;
+    std::optional<long long> d_k;
+    std::optional<long long> d_v;
+    std::optional<long long> heads;
+    std::optional<long long> threads;
+    std::string max_memory;  ///< e.g. "4G"; empty: the default
+    std::string svg;         ///< a path for the loss curve
+    bool force = false;
+    /// Train without scaling the scores, and the same run with it, to compare the curves.
+    bool no_scale = false;
+};
+
+/// Runs `attn train`: trains on a built-in task and writes the model file. Returns the exit
+/// code; throws attn::Error for bad usage and for a run that diverged.
+int run_train(const TrainOptions& options, Io& io);
+
 /// The options of `attn worksheet`.
 struct WorksheetOptions {
-    ExplainOptions input;  ///< the sentence, seed, sizes, mask and tokenizer
+    ExplainOptions input;  ///< the sentence, seed, sizes, mask and tokenizer, --model, --qkv
     std::string arith = "hand";
-    std::string blank;  ///< steps to leave blank; empty: every computed step
+    std::string layout = "row";  ///< row, or col: tokens are columns
+    std::string blank;           ///< steps to leave blank; empty: every computed step
     std::string output = "worksheet";
     bool force = false;
 };
@@ -141,6 +179,7 @@ struct WorksheetOptions {
 /// The options of `attn check`.
 struct CheckOptions {
     std::string answers;
+    std::string max_memory;  ///< e.g. "4G"; empty: the default
     double tolerance = 0.05;
     double relative_tolerance = 0.0;
     int precision = 4;
@@ -181,6 +220,7 @@ void declare_options(CLI::App& app, ProgramOptions& options);
 /// worksheet, examples, check.
 CLI::App* add_command(CLI::App& parent, ExplainOptions& options);
 CLI::App* add_command(CLI::App& parent, InitOptions& options);
+CLI::App* add_command(CLI::App& parent, TrainOptions& options);
 CLI::App* add_command(CLI::App& parent, WorksheetOptions& options);
 CLI::App* add_command(CLI::App& parent, ExamplesOptions& options);
 CLI::App* add_command(CLI::App& parent, CheckOptions& options);
@@ -199,6 +239,10 @@ std::optional<std::string> examples_dir(const Io& io);
 /// ("this-is-book" or "this-is-book.json") when there is one; else `path` unchanged.
 std::string resolve_input_file(const std::string& path, const Io& io);
 
+/// Refuses the column layout for a run of several heads or an output projection: it shows
+/// one plain head, as the by-hand exercises do.
+void check_layout(const Trace& trace, Layout layout);
+
 /// Runs `attn init`: writes a starter model file. Returns the exit code.
 int run_init(const InitOptions& options, Io& io);
 
@@ -209,6 +253,13 @@ std::vector<InputTarget> input_targets(const InputSpec& spec);
 /// ignored), throws attn::Error (output) saying why, from io.out_errno, followed by
 /// `what_else` (e.g. "; no output file was changed").
 void flush_stdout(Io& io, std::string_view what_else = "");
+
+/// --seed: a whole number from 0 to 2^64 - 1; throws attn::Error (usage, Field::seed) for
+/// anything else ("-1", overflow, "0x10").
+std::uint64_t parse_seed(const std::string& text);
+
+/// --lr: a finite number above 0; throws attn::Error (usage) naming --lr otherwise.
+double checked_lr(double lr);
 
 /// The InputSpec of the sentence, seed, sizes, mask, tokenizer and files of `options`;
 /// throws attn::Error (usage, naming the field) for a value out of range.
@@ -256,18 +307,29 @@ Trace with_settings(const std::vector<std::string>& settings, const Trace& compu
 /// otherwise only a terminal whose TERM is not "dumb" gets colour.
 bool use_color(const std::string& flag, const Io& io);
 
+/// The background the colours must be readable on: --theme light|dark, or for auto the
+/// background colour $COLORFGBG names ("15;0": foreground 15 on background 0; rxvt's rule:
+/// 0 to 6 and 8 are dark, 7 and 9 to 15 light), else unknown. Throws attn::Error (usage)
+/// for another value of --theme.
+Theme theme_of(const std::string& flag, const Io& io);
+
 /// 24 when COLORTERM says the terminal has 24-bit colour ("truecolor" or "24bit"), else 256.
 int color_depth(const Io& io);
 
 /// Bytes from "4G", "512M", "800K" or a plain number of bytes (powers of 1024). Throws
 /// attn::Error (usage, naming `field`) for anything else.
 std::size_t parse_bytes(Field field, const std::string& text);
+/// The bytes --max-memory allows: `text` (4G, 512M, 800K) read by parse_bytes, or the
+/// default, 4 GiB, when it is empty.
+std::size_t max_memory_of(const std::string& text);
 
 /// The text width: --width when given, else the terminal's, else $COLUMNS, else 80.
 std::size_t text_width(int flag, const Io& io);
 
-/// --pause: the pages one at a time; Enter goes on, q (or the end of input) stops.
-void walk_with_pauses(const std::vector<TextPage>& pages, const TextStyle& style, Io& io);
+/// --present: the walk-through one step per screen on `console`, driven by keys, until q
+/// or the terminal closing. The console is given back on every way out (a signal that ends
+/// the process too: console.hpp); a failed write throws attn::Error (output).
+void present(const Trace& trace, const TextStyle& style, Console& console, Io& io);
 
 /// The step ids selected by a --steps value such as "scores,weights" or "5,7" or "3".
 /// Throws attn::Error (usage) naming the valid choices for an unknown one.

@@ -11,6 +11,7 @@
 #include "attn/core/limits.hpp"
 #include "attn/core/parallel.hpp"
 #include "attn/io/checkpoint.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/model_file.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
@@ -106,10 +107,8 @@ void check_backward_options(const ExplainOptions& o, Layout layout) {
                     "--lr is the learning rate of the update after the backward pass, expected "
                     "--backward and --target with it");
     }
-    if (o.lr && !(std::isfinite(*o.lr) && *o.lr > 0.0)) {
-        throw Error(
-            ErrorKind::usage,
-            fmt::format("--lr is {}, expected a finite number above 0 (such as 0.1)", *o.lr));
+    if (o.lr) {
+        checked_lr(*o.lr);
     }
     if (o.backward && layout == Layout::col) {
         throw Error(ErrorKind::usage,
@@ -128,7 +127,7 @@ std::optional<std::string> conflicts_with_checkpoint(const ExplainOptions& o) {
 }
 
 // A GPT-2 checkpoint's walk: its tokenizer, then explain_gpt2 over its mapped weights.
-Trace explain_checkpoint(const ExplainOptions& o) {
+Trace explain_checkpoint(const ExplainOptions& o, std::size_t max_memory) {
     if (const auto other = conflicts_with_checkpoint(o)) {
         throw Error(ErrorKind::usage,
                     fmt::format("--checkpoint takes the tokenizer, the sizes and every number "
@@ -170,6 +169,8 @@ Trace explain_checkpoint(const ExplainOptions& o) {
         }
         request.head = static_cast<std::size_t>(o.head - 1);
     }
+    // before anything large is allocated: the heads' T×T steps grow with the text
+    check_gpt2_memory(c, request.layer, request.token_ids.size(), budget_now(max_memory));
     request.source = o.checkpoint;
     const CheckpointTensors tensors(ck.model);
     request.prefix = tensors.prefix();
@@ -177,6 +178,15 @@ Trace explain_checkpoint(const ExplainOptions& o) {
 }
 
 }  // namespace
+
+void check_layout(const Trace& trace, Layout layout) {
+    if (layout == Layout::col && trace.column_steps.empty()) {
+        throw Error(ErrorKind::usage, Field::layout,
+                    fmt::format("{} col is for one plain head, as in the by-hand exercises, "
+                                "expected it without --heads (or W_O)",
+                                subject));
+    }
+}
 
 int run_explain(const ExplainOptions& options, Io& io) {
     ExplainOptions o = options;
@@ -220,13 +230,15 @@ int run_explain(const ExplainOptions& options, Io& io) {
                                 o.format));
     }
     if (style.layout == Layout::col && (!o.html.empty() || !o.svg.empty())) {
-        io.err << "attn: note: the " << (o.html.empty() ? "SVG heatmap" : "HTML report")
-               << " shows the row layout (a row per query); --layout col changes only the "
-                  "terminal walk-through\n";
+        const std::string which = o.html.empty()  ? "SVG heatmap shows"
+                                  : o.svg.empty() ? "HTML report shows"
+                                                  : "HTML report and the SVG heatmap show";
+        io.err << "attn: note: the " << which
+               << " the row layout (a row per query); --layout col changes only the terminal "
+                  "walk-through\n";
     }
     Stopwatch watch;
-    const std::size_t max_memory =
-        o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
+    const std::size_t max_memory = max_memory_of(o.max_memory);
     if (o.layer && o.checkpoint.empty()) {
         throw Error(ErrorKind::usage,
                     "--layer chooses a layer of a GPT-2 checkpoint, expected it with "
@@ -249,7 +261,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
                         "and --weights, --qkv), not yet on a GPT-2 checkpoint, expected "
                         "--checkpoint without --backward");
         }
-        computed = explain_checkpoint(o);
+        computed = explain_checkpoint(o, max_memory);
         watch.lap("read the checkpoint and compute");
     } else if (!o.from.empty()) {
         Replayed replayed = replay_dump(o.from, max_memory, &watch);
@@ -268,15 +280,11 @@ int run_explain(const ExplainOptions& options, Io& io) {
             const std::size_t n = loaded.input.tokens.size();
             const std::size_t forward = estimate_bytes(c, n);
             const std::size_t backward = backward_bytes(c.d_model, c.n_heads, c.d_k, c.d_v, n);
-            if (forward + backward > max_memory) {
-                throw Error(
-                    ErrorKind::usage, Field::max_memory,
-                    fmt::format("the backward pass of this run needs about {} more than the "
-                                "{} of its forward pass, {} in all, more than {} {}\n  hint: "
-                                "use a shorter sentence, a smaller d_model or fewer heads",
-                                human_bytes(backward), human_bytes(forward),
-                                human_bytes(forward + backward), subject, human_bytes(max_memory)));
-            }
+            check_memory_for(forward + backward, budget_now(max_memory),
+                             fmt::format("the backward pass of this run needs about {} more "
+                                         "than the {} of its forward pass, {{}} in all",
+                                         human_bytes(backward), human_bytes(forward)),
+                             "use a shorter sentence, a smaller d_model or fewer heads");
         }
         watch.lap("read input");
         computed = o.backward ? with_backward(explain(loaded.input, loaded.config),
@@ -289,12 +297,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
         }
     }
     const Trace& trace = computed;
-    if (style.layout == Layout::col && trace.column_steps.empty()) {
-        throw Error(ErrorKind::usage, Field::layout,
-                    fmt::format("{} col is for one plain head, as in the by-hand exercises, "
-                                "expected it without --heads (or W_O)",
-                                subject));
-    }
+    check_layout(trace, style.layout);
     if (!o.steps.empty()) {
         style.steps = select_steps(o.steps, steps_in(trace, style.layout));
     }
@@ -334,12 +337,24 @@ int run_explain(const ExplainOptions& options, Io& io) {
             } else if (target.option == "--html") {
                 render_html(trace, style, counted);
             } else if (target.option == "--npz") {
-                counted(render_npz(trace));
+                render_npz(trace, counted);
             } else {
                 render_json(trace, counted);
             }
             watch.lap("write " + target.path, bytes);
         });
+    }
+    if (o.present) {
+        const std::string instead = o.html == "-"                  ? "--html -"
+                                    : o.svg == "-"                 ? "--svg -"
+                                    : o.json == "-"                ? "--json -"
+                                    : format != OutputFormat::text ? "--format " + o.format
+                                    : !cells.empty()               ? "--why"
+                                                                   : "";
+        if (!instead.empty()) {
+            io.err << "attn: note: --present shows the text walk-through, and " << shown(instead)
+                   << " prints something else instead; printing that\n";
+        }
     }
     const auto print = [&] {
         const Sink to_stdout = [&io](std::string_view piece) {
@@ -358,19 +373,23 @@ int run_explain(const ExplainOptions& options, Io& io) {
             watch.lap("write JSON to stdout", bytes);
         } else if (format == OutputFormat::none) {
             // compute and files only
-        } else if (cells.empty() && o.pause && io.in != nullptr && io.stdin_is_terminal &&
-                   io.stdout_is_terminal) {
-            walk_with_pauses(render_text_pages(trace, style), style, io);
+        } else if (cells.empty() && format == OutputFormat::text && o.present &&
+                   io.console != nullptr) {
+            present(trace, style, *io.console, io);
         } else if (cells.empty() && format == OutputFormat::markdown) {
-            io.out << render_markdown(trace, style);
+            render_markdown(trace, style, to_stdout);  // written as made, never held whole
         } else if (cells.empty() && format == OutputFormat::latex) {
-            io.out << render_latex(trace, style);
+            render_latex(trace, style, to_stdout);
         } else if (cells.empty()) {
-            if (o.pause) {
-                io.err << "attn: note: --pause needs a terminal on stdin and stdout; printing "
-                          "every step at once\n";
+            if (o.present) {
+                io.err << "attn: note: --present needs a terminal on stdin and stdout (here "
+                       << (io.stdin_is_terminal && io.stdout_is_terminal ? "none was given"
+                           : io.stdin_is_terminal                        ? "stdout is not one"
+                           : io.stdout_is_terminal                       ? "stdin is not one"
+                                                                         : "neither is one")
+                       << "); printing the whole walk-through\n";
             }
-            io.out << render_text(trace, style);
+            render_text(trace, style, to_stdout);
         } else {
             io.out << render_summary(trace, style);
             for (const auto& cell : cells) {

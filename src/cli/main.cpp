@@ -11,6 +11,7 @@
 
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
+#include "console.hpp"
 
 namespace {
 
@@ -80,8 +81,6 @@ int main(int argc, char** argv) {
     attn::cli::Io io{out, std::cerr};
     io.out_errno = [&stdout_buffer] { return stdout_buffer.error(); };
     io.stdout_path = "/proc/self/fd/1";
-    io.in = &std::cin;
-    std::cin.tie(&out);  // a --pause prompt is on the screen before attn waits for Enter
     std::error_code ec;
     io.executable = std::filesystem::read_symlink("/proc/self/exe", ec).string();
     if (ec && argc > 0) {
@@ -89,6 +88,11 @@ int main(int argc, char** argv) {
     }
     io.stdin_is_terminal = ::isatty(STDIN_FILENO) == 1;
     io.stdout_is_terminal = ::isatty(STDOUT_FILENO) == 1;
+    // --present takes the terminal only when it runs, and gives it back on every way out
+    attn::cli::PosixConsole console(STDIN_FILENO, STDOUT_FILENO);
+    if (io.stdin_is_terminal && io.stdout_is_terminal) {
+        io.console = &console;
+    }
     winsize ws{};
     if (io.stdout_is_terminal && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
         io.terminal_columns = ws.ws_col;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -19,7 +20,6 @@
 #include "words.hpp"
 
 namespace attn::cli {
-namespace {
 
 std::uint64_t parse_seed(const std::string& text) {
     std::uint64_t seed = 0;
@@ -32,6 +32,16 @@ std::uint64_t parse_seed(const std::string& text) {
     }
     return seed;
 }
+
+double checked_lr(double lr) {
+    if (!(std::isfinite(lr) && lr > 0.0)) {
+        throw Error(ErrorKind::usage,
+                    fmt::format("--lr is {}, expected a finite number above 0 (such as 0.1)", lr));
+    }
+    return lr;
+}
+
+namespace {
 
 std::optional<std::size_t> size_of(Field field, const std::optional<long long>& value) {
     if (!value) {
@@ -159,8 +169,7 @@ InputSpec to_spec(const ExplainOptions& o) {
         spec.scale_by = ScaleBy::none;
     }
     spec.softmax_over = choice<SoftmaxOver>(Field::softmax_over, o.softmax_over);
-    spec.max_memory =
-        o.max_memory.empty() ? default_max_memory : parse_bytes(Field::max_memory, o.max_memory);
+    spec.max_memory = max_memory_of(o.max_memory);
     spec.embeddings_path = non_empty(o.embeddings);
     spec.weights_path = non_empty(o.weights);
     spec.model_path = non_empty(o.model);
@@ -180,6 +189,7 @@ TextStyle to_style(const ExplainOptions& o, const Io& io) {
     style.unicode = !o.ascii;
     style.color = use_color(o.color, io);
     style.color_depth = color_depth(io);
+    style.theme = theme_of(o.theme, io);
     style.explanations = !o.quiet_text;
     style.layout = choice<Layout>(Field::layout, o.layout);
     return style;
@@ -204,6 +214,10 @@ std::size_t parse_bytes(Field field, const std::string& text) {
                                 shown(text)));
     }
     return value << shift;
+}
+
+std::size_t max_memory_of(const std::string& text) {
+    return text.empty() ? default_max_memory : parse_bytes(Field::max_memory, text);
 }
 
 }  // namespace attn::cli

@@ -9,6 +9,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/tokenizer.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/model_file.hpp"
 
 namespace attn {
@@ -131,10 +132,9 @@ std::string described_for(const std::string& description, const std::string& pat
     if (changes.empty()) {
         return description;
     }
-    return fmt::format(
-        "{} [the words of {}, for its own settings; with {} they may not hold "
-        "here]",
-        description, std::filesystem::path(path).filename().string(), listed(changes));
+    return fmt::format("{} [the words of {}, written for its own settings, which {} {} here]",
+                       description, std::filesystem::path(path).filename().string(),
+                       listed(changes), changes.size() == 1 ? "changes" : "change");
 }
 
 // A lesson that starts from Q, K and V (--qkv): one head, no embeddings, weights, positions
@@ -198,9 +198,10 @@ Loaded assemble_qkv(const InputSpec& spec, const QkvFile& file, const std::optio
         in.tokens = tokenize(in.sentence, c.tokenizer);
         if (in.tokens.size() != n) {
             throw Error(ErrorKind::usage,
-                        fmt::format("the sentence has {} tokens, but Q, K and V in {} have {} "
+                        fmt::format("the sentence has {} {}, but Q, K and V in {} have {} "
                                     "rows, expected one token per row",
-                                    in.tokens.size(), shown(file.path), n));
+                                    in.tokens.size(), in.tokens.size() == 1 ? "token" : "tokens",
+                                    shown(file.path), n));
         }
     } else {
         if (file.tokens) {
@@ -215,7 +216,7 @@ Loaded assemble_qkv(const InputSpec& spec, const QkvFile& file, const std::optio
         }
         in.tokens_named = true;
     }
-    check_memory(c, n, spec.max_memory);
+    check_memory(c, n, budget_now(spec.max_memory));
     if (file.description) {
         in.description = described_for(*file.description, file.path, spec, c, std::nullopt,
                                        file.mask.value_or(MaskKind::none), PositionKind::none);
@@ -379,7 +380,8 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
         c.n_pad = *pad_to - n_real;
     }
 
-    check_memory(c, n_real + c.n_pad, spec.max_memory);  // before anything large is allocated
+    // before anything large is allocated, with what the files read take already
+    check_memory(c, n_real + c.n_pad, budget_now(spec.max_memory));
 
     Input& in = out.input;
     // tokens, and seeded numbers for what no file gives
@@ -399,19 +401,25 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
         in.x = Matrix(in.tokens.size(), c.d_model);  // <pad> rows stay zero
         std::copy(found.data().begin(), found.data().end(), in.x.data().begin());
     }
-    if (files.positions && spec.positions_path) {
-        const Matrix& table_p = *files.positions;
+    // a table of positions: --positions FILE, else the model file's own (unless --positions
+    // says none or sinusoidal)
+    const bool model_table = c.positions == PositionKind::file && !spec.positions_path && model &&
+                             model->positions_table;
+    if ((files.positions && spec.positions_path) || model_table) {
+        const Matrix& table_p = model_table ? *model->positions_table : *files.positions;
+        const std::string from =
+            model_table ? shown(model->path) + " (\"positions\")" : shown(*spec.positions_path);
         if (table_p.rows() < in.tokens.size() || table_p.cols() != c.d_model) {
-            throw Error(ErrorKind::input,
-                        fmt::format("{}: the positions are {}×{}, expected at least {} rows (one "
-                                    "per token) of d_model = {} numbers",
-                                    *spec.positions_path, table_p.rows(), table_p.cols(),
-                                    in.tokens.size(), c.d_model));
+            throw Error(
+                ErrorKind::input,
+                fmt::format("{}: the positions are {}×{}, expected at least {} rows (one "
+                            "per token) of d_model = {} numbers",
+                            from, table_p.rows(), table_p.cols(), in.tokens.size(), c.d_model));
         }
         in.positions = Matrix(in.tokens.size(), c.d_model);
         std::copy_n(table_p.data().begin(), in.positions.size(), in.positions.data().begin());
         in.positions_source.kind = Source::Kind::file;
-        in.positions_source.path = *spec.positions_path;
+        in.positions_source.path = model_table ? model->path : *spec.positions_path;
     }
     if (files.mask && spec.mask_path) {
         in.mask = files.mask;
@@ -471,16 +479,30 @@ Loaded load_input(const InputSpec& spec) {
 
 InputSpec spec_of(const WorksheetSettings& settings) {
     InputSpec spec;
-    spec.sentence = settings.sentence;
-    spec.seed = settings.seed;
-    spec.d_model = settings.d_model;
-    spec.d_k = settings.d_k;
-    spec.d_v = settings.d_v;
+    if (!settings.qkv || !settings.sentence.empty()) {
+        spec.sentence = settings.sentence;
+    }
+    if (!settings.model && !settings.qkv) {
+        // seeded numbers: the seed and the sizes remake them; else they come from the numbers
+        spec.seed = settings.seed;
+        spec.d_model = settings.d_model;
+        spec.d_k = settings.d_k;
+        spec.d_v = settings.d_v;
+    }
     spec.mask = settings.mask;
     spec.arith = settings.arith;
     spec.lowercase = settings.tokenizer.lowercase;
     spec.chars = settings.tokenizer.mode == TokenMode::chars;
     return spec;
+}
+
+Loaded load_worksheet(const WorksheetSettings& settings, std::size_t max_memory) {
+    InputSpec spec = spec_of(settings);
+    spec.max_memory = max_memory;
+    InputFiles files;
+    files.model = settings.model;
+    files.qkv = settings.qkv;
+    return assemble_input(spec, files);
 }
 
 }  // namespace attn

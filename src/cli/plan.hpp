@@ -73,4 +73,8 @@ Loaded load_input(const InputSpec& spec);
 /// The spec that remakes a worksheet from its recorded settings.
 InputSpec spec_of(const WorksheetSettings& settings);
 
+/// The input a worksheet was made from, remade from its recorded settings and numbers (a
+/// model's or Q, K and V, read from the answers file) within `max_memory`.
+Loaded load_worksheet(const WorksheetSettings& settings, std::size_t max_memory);
+
 }  // namespace attn

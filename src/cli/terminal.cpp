@@ -1,4 +1,5 @@
-// The terminal: colour, width, and --pause.
+// The terminal: colour and width.
+#include <charconv>
 #include <ostream>
 #include <string>
 
@@ -32,6 +33,31 @@ bool use_color(const std::string& flag, const Io& io) {
     return io.stdout_is_terminal && !(term && *term == "dumb");
 }
 
+Theme theme_of(const std::string& flag, const Io& io) {
+    switch (choice<ThemeChoice>(Field::theme, flag)) {
+        case ThemeChoice::light:
+            return Theme::light;
+        case ThemeChoice::dark:
+            return Theme::dark;
+        case ThemeChoice::automatic:
+            break;
+    }
+    const auto fgbg = io.getenv("COLORFGBG");
+    if (!fgbg) {
+        return Theme::unknown;
+    }
+    // "fg;bg" or "fg;default;bg" (rxvt with a background image): the last field
+    const std::string bg =
+        fgbg->substr(fgbg->rfind(';') == std::string::npos ? 0 : fgbg->rfind(';') + 1);
+    int colour = -1;
+    const auto [end, ec] = std::from_chars(bg.data(), bg.data() + bg.size(), colour);
+    if (bg.empty() || ec != std::errc() || end != bg.data() + bg.size() || colour < 0 ||
+        colour > 15 || fgbg->find(';') == std::string::npos) {
+        return Theme::unknown;
+    }
+    return colour <= 6 || colour == 8 ? Theme::dark : Theme::light;
+}
+
 std::size_t text_width(int flag, const Io& io) {
     if (flag > 0) {
         return static_cast<std::size_t>(flag);
@@ -50,33 +76,6 @@ std::size_t text_width(int flag, const Io& io) {
         }
     }
     return 80;
-}
-
-void walk_with_pauses(const std::vector<TextPage>& pages, const TextStyle& style, Io& io) {
-    // the header and the first step together, then a pause before each further step
-    std::size_t next = 0;
-    while (next < pages.size()) {
-        io.out << pages[next].text;
-        if (next == 0 && pages.size() > 1) {
-            io.out << pages[1].text;
-            next = 1;
-        }
-        ++next;
-        if (next >= pages.size()) {
-            break;
-        }
-        const std::string prompt =
-            fmt::format("── next: {} · Enter: go on, q: quit ──", pages[next].title);
-        io.out << (style.color ? "\x1b[2m" + prompt + "\x1b[0m"
-                               : (style.unicode ? prompt : to_ascii(prompt)))
-               << std::flush;
-        std::string answer;
-        if (!std::getline(*io.in, answer) || trim(answer) == "q" || trim(answer) == "Q") {
-            io.out << "\n";
-            return;
-        }
-        io.out << "\x1b[1A\x1b[2K";  // erase the prompt line: the walk-through reads on
-    }
 }
 
 }  // namespace attn::cli

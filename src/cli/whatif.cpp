@@ -6,6 +6,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/whatif.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/model_file.hpp"
 #include "cli.hpp"
 #include "stats.hpp"
@@ -17,7 +18,7 @@ Replayed replay_dump(const std::string& path, std::size_t max_memory, Stopwatch*
     out.loaded = read_dump(path, max_memory, &out.record);
     const Loaded& loaded = out.loaded;
     // a dump's inputs are small; its T×T steps may not be
-    check_memory(loaded.config, loaded.input.tokens.size(), max_memory);
+    check_memory(loaded.config, loaded.input.tokens.size(), budget_now(max_memory));
     if (watch != nullptr) {
         watch->lap("read " + path);
     }
@@ -31,10 +32,10 @@ Replayed replay_dump(const std::string& path, std::size_t max_memory, Stopwatch*
         watch->lap("compute");
     }
     // a replay shows only what its inputs give: every value the dump holds is compared with
-    // the run computed again, and the first that differs is an error (exit 2)
-    std::string recomputed;
-    render_json(out.trace, [&recomputed](std::string_view piece) { recomputed += piece; });
-    verify_dump(path, recomputed);
+    // the run computed again, as its dump is written, and the first that differs is an error
+    // (exit 2)
+    verify_dump(
+        path, [&out](const Sink& sink) { render_json(out.trace, sink); }, max_memory);
     if (watch != nullptr) {
         watch->lap("verify " + path);
     }

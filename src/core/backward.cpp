@@ -36,22 +36,6 @@ Matrix column_sums(const Matrix& d) {
     return out;
 }
 
-// a (r, c) += b (r, c)
-void add_to(Matrix& a, const Matrix& b) {
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        a.data()[i] += b.data()[i];
-    }
-}
-
-// W − η·dW
-Matrix stepped(const Matrix& w, const Matrix& d_w, double lr) {
-    Matrix out = w;
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        out.data()[i] -= lr * d_w.data()[i];
-    }
-    return out;
-}
-
 // One head backwards, from dZ_h (T, d_v) to the gradients of its projections.
 HeadGrads head_backward(const Trace& t, const Head& head, Matrix d_output) {
     HeadGrads g;
@@ -96,20 +80,11 @@ HeadGrads head_backward(const Trace& t, const Head& head, Matrix d_output) {
 // The input that gives the trace's numbers, with the weights of `b` after the update.
 Input updated_input(const Trace& t, const Backward& b) {
     Input in;
-    in.description = t.description;
-    in.sentence = t.sentence;
-    in.tokens = t.tokens;
+    static_cast<Provenance&>(in) = static_cast<const Provenance&>(t);  // its metadata only
     in.x = t.x;
     in.positions = t.positions;
     in.mask = t.mask;  // already with its padding; and-ing it again changes nothing
-    in.weights.w_q = b.new_w_q;
-    in.weights.w_k = b.new_w_k;
-    in.weights.w_v = b.new_w_v;
-    in.weights.w_o = b.new_w_o;
-    in.weights.b_q = b.new_b_q;
-    in.weights.b_k = b.new_b_k;
-    in.weights.b_v = b.new_b_v;
-    in.weights.b_o = b.new_b_o;
+    in.weights = b.updated;
     return in;
 }
 
@@ -125,20 +100,48 @@ std::size_t backward_bytes(std::size_t d_model, std::size_t n_heads, std::size_t
     return sizeof(double) * (n_heads * per_head + shared);
 }
 
-double mse_loss(const Matrix& output, const Matrix& target) {
-    double sum = 0.0;
-    for (std::size_t i = 0; i < output.size(); ++i) {
-        const double e = output.data()[i] - target.data()[i];
-        sum += e * e;
+Matrix stepped(const Matrix& w, const Matrix& d_w, double lr) {
+    Matrix out = w;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out.data()[i] -= lr * d_w.data()[i];
     }
-    return sum / static_cast<double>(output.size());
+    return out;
 }
 
-Matrix mse_loss_backward(const Matrix& output, const Matrix& target) {
+double mse_loss(const Matrix& output, const Matrix& target, std::span<const std::size_t> graded) {
+    double sum = 0.0;
+    if (graded.empty()) {
+        for (std::size_t i = 0; i < output.size(); ++i) {
+            const double e = output.data()[i] - target.data()[i];
+            sum += e * e;
+        }
+        return sum / static_cast<double>(output.size());
+    }
+    for (const std::size_t r : graded) {
+        for (std::size_t c = 0; c < output.cols(); ++c) {
+            const double e = output(r, c) - target(r, c);
+            sum += e * e;
+        }
+    }
+    return sum / static_cast<double>(graded.size() * output.cols());
+}
+
+Matrix mse_loss_backward(const Matrix& output, const Matrix& target,
+                         std::span<const std::size_t> graded) {
     Matrix d(output.rows(), output.cols());
-    const auto n = static_cast<double>(output.size());
-    for (std::size_t i = 0; i < output.size(); ++i) {
-        d.data()[i] = 2.0 * (output.data()[i] - target.data()[i]) / n;
+    if (graded.empty()) {
+        const auto n = static_cast<double>(output.size());
+        for (std::size_t i = 0; i < output.size(); ++i) {
+            d.data()[i] = 2.0 * (output.data()[i] - target.data()[i]) / n;
+        }
+        return d;
+    }
+    // a row the loss does not grade does not reach L: its gradient is 0
+    const auto n = static_cast<double>(graded.size() * output.cols());
+    for (const std::size_t r : graded) {
+        for (std::size_t c = 0; c < output.cols(); ++c) {
+            d(r, c) = 2.0 * (output(r, c) - target(r, c)) / n;
+        }
     }
     return d;
 }
@@ -178,41 +181,12 @@ void check_target(const Matrix& target, std::size_t rows, std::size_t cols, cons
     }
 }
 
-Backward backward(const Trace& t, const Matrix& target, const std::string& target_path,
-                  std::optional<double> lr) {
-    if (t.rule.arith == Arith::hand) {
-        throw Error(ErrorKind::usage,
-                    "the backward pass needs --arith exact: the by-hand rules round the scaled "
-                    "scores down (⌊S/r⌋), a step whose gradient is 0 everywhere it is defined, "
-                    "so no gradient would reach Q, K or the weights");
-    }
-    if (t.rule.over != SoftmaxOver::rows) {
-        throw Error(ErrorKind::usage,
-                    "the backward pass is written for softmax over rows, the right rule, "
-                    "expected --softmax-over rows");
-    }
-    const bool projected = t.projected;
-    check_target(target, t.output.rows(), t.output.cols(), target_path,
-                 projected ? "column of the output O (d_model)" : "column of the output Z (d_v)");
-    if (lr && t.qkv_given) {
-        throw Error(ErrorKind::usage,
-                    "--lr updates the weights, and a run that starts from given Q, K and V "
-                    "has none, expected --backward without --lr");
-    }
-    if (lr && !std::isfinite(*lr)) {
-        throw Error(ErrorKind::usage, "--lr must be a finite number");
-    }
-
+Backward backward_pass(const Trace& t, Matrix d_output) {
     Backward b;
-    b.target_path = target_path;
-    b.target = target;
-    for (std::size_t c = 0; c < target.cols(); ++c) {
-        b.target_labels.push_back(fmt::format("y{}", c));
-    }
-    b.loss = Matrix(1, 1, mse_loss(t.output, target));
-    b.d_output = mse_loss_backward(t.output, target);
+    b.d_output = std::move(d_output);
 
     const auto& c = t.config;
+    const bool projected = t.projected;
     const std::size_t n_heads = t.heads.size();
     if (projected) {
         // O (T, d_model) = Z (T, H·d_v) · W_O (H·d_v, d_model) + b_O:
@@ -259,21 +233,57 @@ Backward backward(const Trace& t, const Matrix& target, const std::string& targe
         b.d_b_k = bias_grad(t.b_k, c.d_k, &HeadGrads::d_k);
         b.d_b_v = bias_grad(t.b_v, c.d_v, &HeadGrads::d_v);
     }
+    return b;
+}
+
+Backward backward(const Trace& t, const Matrix& target, const std::string& target_path,
+                  std::optional<double> lr) {
+    if (t.rule.arith == Arith::hand) {
+        throw Error(ErrorKind::usage,
+                    "the backward pass needs --arith exact: the by-hand rules round the scaled "
+                    "scores down (⌊S/r⌋), a step whose gradient is 0 everywhere it is defined, "
+                    "so no gradient would reach Q, K or the weights");
+    }
+    if (t.rule.over != SoftmaxOver::rows) {
+        throw Error(ErrorKind::usage,
+                    "the backward pass is written for softmax over rows, the right rule, "
+                    "expected --softmax-over rows");
+    }
+    const bool projected = t.projected;
+    check_target(target, t.output.rows(), t.output.cols(), target_path,
+                 projected ? "column of the output O (d_model)" : "column of the output Z (d_v)");
+    if (lr && t.qkv_given) {
+        throw Error(ErrorKind::usage,
+                    "--lr updates the weights, and a run that starts from given Q, K and V "
+                    "has none, expected --backward without --lr");
+    }
+    if (lr && !std::isfinite(*lr)) {
+        throw Error(ErrorKind::usage, "--lr must be a finite number");
+    }
+
+    Backward b = backward_pass(t, mse_loss_backward(t.output, target));
+    b.target_path = target_path;
+    b.target = target;
+    for (std::size_t c = 0; c < target.cols(); ++c) {
+        b.target_labels.push_back(fmt::format("y{}", c));
+    }
+    b.loss = Matrix(1, 1, mse_loss(t.output, target));
 
     if (lr) {
         b.lr = lr;
         const auto step = [&](const Matrix& w, const Matrix& d_w) {
             return w.empty() ? Matrix() : stepped(w, d_w, *lr);
         };
-        b.new_w_q = step(t.w_q, b.d_w_q);
-        b.new_w_k = step(t.w_k, b.d_w_k);
-        b.new_w_v = step(t.w_v, b.d_w_v);
-        b.new_w_o = step(t.w_o, b.d_w_o);
-        b.new_b_q = step(t.b_q, b.d_b_q);
-        b.new_b_k = step(t.b_k, b.d_b_k);
-        b.new_b_v = step(t.b_v, b.d_b_v);
-        b.new_b_o = step(t.b_o, b.d_b_o);
-        const Trace after = explain(updated_input(t, b), t.config);
+        Weights& w = b.updated;
+        w.w_q = step(t.w_q, b.d_w_q);
+        w.w_k = step(t.w_k, b.d_w_k);
+        w.w_v = step(t.w_v, b.d_w_v);
+        w.w_o = step(t.w_o, b.d_w_o);
+        w.b_q = step(t.b_q, b.d_b_q);
+        w.b_k = step(t.b_k, b.d_b_k);
+        w.b_v = step(t.b_v, b.d_b_v);
+        w.b_o = step(t.b_o, b.d_b_o);
+        const Trace after = forward(updated_input(t, b), t.config);
         b.loss_after = mse_loss(after.output, target);
     }
     return b;

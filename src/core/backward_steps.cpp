@@ -57,6 +57,14 @@ Symbol grad_sym(const std::string& of, const std::string& sub = "", std::size_t 
 
 }  // namespace
 
+// result = left · right: a gradient of a product, which is a product of the other factor and
+// the gradient that reaches it
+Formula product_of(const Symbol& result, const Symbol& left, const Symbol& right) {
+    Formula f;
+    f.sym(result).op(Op::equals).sym(left).op(Op::times).sym(right);
+    return f;
+}
+
 void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
     const Backward& b = *t.backward;
     Builder list(steps);
@@ -73,20 +81,13 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
     list.add("target", list.number(), StepOp::target, y, f, {}, b.target, tokens, out_labels);
     list.next();
 
+    // (O − Y): the error, which the loss squares and its gradient doubles
+    Formula error;
+    error.open(Bracket::group).sym(out_sym).op(Op::minus).sym(y).close(Bracket::group);
+    Formula squared = error;
+    squared.open(Bracket::power).num("2").close(Bracket::power);
     f = Formula();
-    f.sym(sym("L"))
-        .op(Op::equals)
-        .fn("mean")
-        .open(Bracket::call)
-        .open(Bracket::group)
-        .sym(out_sym)
-        .op(Op::minus)
-        .sym(y)
-        .close(Bracket::group)
-        .open(Bracket::power)
-        .num("2")
-        .close(Bracket::power)
-        .close(Bracket::call);
+    f.sym(sym("L")).op(Op::equals).apply("mean", squared);
     list.add("loss", list.number(), StepOp::loss, sym("L"), f,
              {shape_of(t.output), shape_of(b.target)}, b.loss, b.loss_label, b.loss_label)
         .joiner = Joiner::plus;
@@ -98,11 +99,7 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
         .op(Op::equals)
         .num("2")
         .op(Op::times)
-        .open(Bracket::group)
-        .sym(out_sym)
-        .op(Op::minus)
-        .sym(y)
-        .close(Bracket::group)
+        .then(error)
         .op(Op::divide)
         .num(std::to_string(b.d_output.size()));
     list.add("grad.output", list.number(), StepOp::gradient, grad_sym(out_sym.base), f,
@@ -112,12 +109,7 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
 
     if (multi) {
         // O = Z · W_O + b_O
-        f = Formula();
-        f.sym(grad_sym("W", "O"))
-            .op(Op::equals)
-            .sym(transposed(sym("Z")))
-            .op(Op::times)
-            .sym(grad_sym("O"));
+        f = product_of(grad_sym("W", "O"), transposed(sym("Z")), grad_sym("O"));
         list.add("grad.W_O", list.number(t.b_o.empty() ? "" : "a"), StepOp::gradient,
                  grad_sym("W", "O"), f, {{t.concat.cols(), t.concat.rows()}, shape_of(b.d_output)},
                  b.d_w_o, t.concat_labels, t.out_labels);
@@ -132,12 +124,7 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
                      {shape_of(b.d_output)}, b.d_b_o, t.bias_label, t.out_labels);
         }
         list.next();
-        f = Formula();
-        f.sym(grad_sym("Z"))
-            .op(Op::equals)
-            .sym(grad_sym("O"))
-            .op(Op::times)
-            .sym(transposed(sym("W", "O")));
+        f = product_of(grad_sym("Z"), grad_sym("O"), transposed(sym("W", "O")));
         list.add("grad.concat", list.number(), StepOp::gradient, grad_sym("Z"), f,
                  {shape_of(b.d_output), {t.w_o.cols(), t.w_o.rows()}}, b.d_concat, tokens,
                  t.concat_labels);
@@ -170,21 +157,11 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
             ++n;
         }
         // Z = A · V
-        f = Formula();
-        f.sym(grad_sym("A", "", hs))
-            .op(Op::equals)
-            .sym(grad_sym("Z", "", hs))
-            .op(Op::times)
-            .sym(transposed(sym("V", "", hs)));
+        f = product_of(grad_sym("A", "", hs), grad_sym("Z", "", hs), transposed(sym("V", "", hs)));
         list.add(p + "grad.weights", num("a"), StepOp::gradient, grad_sym("A", "", hs), f,
                  {shape_of(g.d_output), {head.v.cols(), head.v.rows()}}, g.d_weights, tokens,
                  tokens, hs);
-        f = Formula();
-        f.sym(grad_sym("V", "", hs))
-            .op(Op::equals)
-            .sym(transposed(sym("A", "", hs)))
-            .op(Op::times)
-            .sym(grad_sym("Z", "", hs));
+        f = product_of(grad_sym("V", "", hs), transposed(sym("A", "", hs)), grad_sym("Z", "", hs));
         list.add(p + "grad.V", num("b"), StepOp::gradient, grad_sym("V", "", hs), f,
                  {shape_of(head.attention), shape_of(g.d_output)}, g.d_v, tokens, head.v_labels,
                  hs);
@@ -199,12 +176,8 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
             .open(Bracket::group)
             .sym(grad_sym("A", "", hs))
             .op(Op::minus)
-            .fn("rowsum")
-            .open(Bracket::call)
-            .sym(grad_sym("A", "", hs))
-            .op(Op::hadamard)
-            .sym(sym("A", "", hs))
-            .close(Bracket::call)
+            .apply("rowsum",
+                   Formula().sym(grad_sym("A", "", hs)).op(Op::hadamard).sym(sym("A", "", hs)))
             .close(Bracket::group);
         list.add(p + "grad.scaled_scores", num(), StepOp::gradient, d_scaled, f,
                  {shape_of(head.attention), shape_of(g.d_weights)}, g.d_scaled, tokens, tokens, hs)
@@ -223,20 +196,10 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
                  {shape_of(g.d_scaled)}, g.d_scores, tokens, tokens, hs);
         ++n;
         // S = Q · Kᵀ
-        f = Formula();
-        f.sym(grad_sym("Q", "", hs))
-            .op(Op::equals)
-            .sym(grad_sym("S", "", hs))
-            .op(Op::times)
-            .sym(sym("K", "", hs));
+        f = product_of(grad_sym("Q", "", hs), grad_sym("S", "", hs), sym("K", "", hs));
         list.add(p + "grad.Q", num("a"), StepOp::gradient, grad_sym("Q", "", hs), f,
                  {shape_of(g.d_scores), shape_of(head.k)}, g.d_q, tokens, head.q_labels, hs);
-        f = Formula();
-        f.sym(grad_sym("K", "", hs))
-            .op(Op::equals)
-            .sym(transposed(grad_sym("S", "", hs)))
-            .op(Op::times)
-            .sym(sym("Q", "", hs));
+        f = product_of(grad_sym("K", "", hs), transposed(grad_sym("S", "", hs)), sym("Q", "", hs));
         list.add(p + "grad.K", num("b"), StepOp::gradient, grad_sym("K", "", hs), f,
                  {shape_of(g.d_scores), shape_of(head.q)}, g.d_k, tokens, head.k_labels, hs);
         ++n;
@@ -246,12 +209,7 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
             const auto weight = [&](const char* name, const char* letter, const Matrix& d_w,
                                     const Matrix& d_proj, std::span<const std::string> cols) {
                 const std::string id = multi ? p + "grad.W_" + name : std::string("grad.W_") + name;
-                f = Formula();
-                f.sym(grad_sym("W", name, hs))
-                    .op(Op::equals)
-                    .sym(transposed(x_in))
-                    .op(Op::times)
-                    .sym(grad_sym(name, "", hs));
+                f = product_of(grad_sym("W", name, hs), transposed(x_in), grad_sym(name, "", hs));
                 list.add(id, num(letter), StepOp::gradient, grad_sym("W", name, hs), f,
                          {{t.x_in.cols(), t.x_in.rows()}, shape_of(d_proj)}, d_w, t.dim_labels,
                          cols, hs);
@@ -366,14 +324,14 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
                      cols)
                 .joiner = Joiner::plus;
         };
-        update("W_Q", b.new_w_q, b.d_w_q, t.dim_labels, t.q_labels);
-        update("W_K", b.new_w_k, b.d_w_k, t.dim_labels, t.k_labels);
-        update("W_V", b.new_w_v, b.d_w_v, t.dim_labels, t.v_labels);
-        update("b_Q", b.new_b_q, b.d_b_q, t.bias_label, t.q_labels);
-        update("b_K", b.new_b_k, b.d_b_k, t.bias_label, t.k_labels);
-        update("b_V", b.new_b_v, b.d_b_v, t.bias_label, t.v_labels);
-        update("W_O", b.new_w_o, b.d_w_o, t.concat_labels, t.out_labels);
-        update("b_O", b.new_b_o, b.d_b_o, t.bias_label, t.out_labels);
+        update("W_Q", b.updated.w_q, b.d_w_q, t.dim_labels, t.q_labels);
+        update("W_K", b.updated.w_k, b.d_w_k, t.dim_labels, t.k_labels);
+        update("W_V", b.updated.w_v, b.d_w_v, t.dim_labels, t.v_labels);
+        update("b_Q", b.updated.b_q, b.d_b_q, t.bias_label, t.q_labels);
+        update("b_K", b.updated.b_k, b.d_b_k, t.bias_label, t.k_labels);
+        update("b_V", b.updated.b_v, b.d_b_v, t.bias_label, t.v_labels);
+        update("W_O", b.updated.w_o, b.d_w_o, t.concat_labels, t.out_labels);
+        update("b_O", b.updated.b_o, b.d_b_o, t.bias_label, t.out_labels);
     }
 }
 

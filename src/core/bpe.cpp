@@ -11,8 +11,6 @@
 // (tests/oracles) checks the scanner against GPT-2's JavaScript port on thousands of texts.
 #include "attn/core/bpe.hpp"
 
-#include <utf8proc.h>
-
 #include <algorithm>
 #include <array>
 #include <queue>
@@ -37,24 +35,12 @@ Class classify(char32_t cp) noexcept {
     if ((cp >= 0x09 && cp <= 0x0D) || cp == 0x85) {
         return Class::space;
     }
-    switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
-        case UTF8PROC_CATEGORY_LU:
-        case UTF8PROC_CATEGORY_LL:
-        case UTF8PROC_CATEGORY_LT:
-        case UTF8PROC_CATEGORY_LM:
-        case UTF8PROC_CATEGORY_LO:
-            return Class::letter;
-        case UTF8PROC_CATEGORY_ND:
-        case UTF8PROC_CATEGORY_NL:
-        case UTF8PROC_CATEGORY_NO:
-            return Class::number;
-        case UTF8PROC_CATEGORY_ZS:
-        case UTF8PROC_CATEGORY_ZL:
-        case UTF8PROC_CATEGORY_ZP:
-            return Class::space;
-        default:
-            return Class::other;
-    }
+    using utf8::MajorCategory;
+    const MajorCategory major = utf8::major_category(cp);
+    return major == MajorCategory::letter      ? Class::letter
+           : major == MajorCategory::number    ? Class::number
+           : major == MajorCategory::separator ? Class::space
+                                               : Class::other;
 }
 
 struct CodePoint {
@@ -128,13 +114,6 @@ std::size_t piece_end(const std::vector<CodePoint>& cps, std::size_t i) {
     }
     return end - 1;
 }
-
-// One token as the merges leave it: its id and the bytes of the piece it covers.
-struct Symbol {
-    std::uint32_t id;
-    std::size_t offset;  // byte offset in the text
-    std::size_t length;  // bytes
-};
 
 std::string display_of(std::string_view bytes) {
     std::string out;
@@ -215,31 +194,34 @@ Bpe::Bpe(const std::vector<std::pair<std::string, std::uint32_t>>& vocabulary,
         texts_[id] = text;
         used_[id] = true;
     }
+    // the id of a token the vocabulary must have; `missing` says which and why when it has not
+    const auto must_have = [&](const std::string& text, const auto& missing) {
+        const auto it = ids_.find(text);
+        if (it == ids_.end()) {
+            throw Error(ErrorKind::input, missing());
+        }
+        return it->second;
+    };
     byte_ids_.resize(256);
     for (unsigned b = 0; b < 256; ++b) {
         std::string text;
         utf8::append(text, byte_to_unicode(static_cast<unsigned char>(b)));
-        const auto it = ids_.find(text);
-        if (it == ids_.end()) {
-            throw Error(ErrorKind::input,
-                        fmt::format("the vocabulary has no token for the byte 0x{:02X} (written "
-                                    "\"{}\"), expected one for each of the 256 bytes (GPT-2's "
-                                    "byte-level BPE)",
-                                    b, text));
-        }
-        byte_ids_[b] = it->second;
+        byte_ids_[b] = must_have(text, [&] {
+            return fmt::format(
+                "the vocabulary has no token for the byte 0x{:02X} (written "
+                "\"{}\"), expected one for each of the 256 bytes (GPT-2's "
+                "byte-level BPE)",
+                b, text);
+        });
     }
     const auto id_of = [&](const std::string& symbol, std::size_t rank, const BpeMerge& m,
                            std::string_view what) {
-        const auto it = ids_.find(symbol);
-        if (it == ids_.end()) {
-            throw Error(ErrorKind::input,
-                        fmt::format("merge {} (\"{}\" + \"{}\"): {} \"{}\" is not in the "
-                                    "vocabulary, expected every merge to join two tokens into a "
-                                    "token",
-                                    rank + 1, shown(m.left), shown(m.right), what, shown(symbol)));
-        }
-        return it->second;
+        return must_have(symbol, [&] {
+            return fmt::format(
+                "merge {} (\"{}\" + \"{}\"): {} \"{}\" is not in the "
+                "vocabulary, expected every merge to join two tokens into a token",
+                rank + 1, shown(m.left), shown(m.right), what, shown(symbol));
+        });
     };
     merges_.reserve(merges.size());
     for (std::size_t rank = 0; rank < merges.size(); ++rank) {

@@ -71,6 +71,28 @@ WeightsRule softmax_over(WeightsRule r, SoftmaxOver over) {
     return r;
 }
 
+// The largest difference between the answered cells (numbers) and `m`, over the cells where
+// `m` is finite; -1 when no such cell is answered.
+double largest_difference(const Cells& cells, const Matrix& m) {
+    double largest = -1.0;
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            if (cells[r][c].kind == Answer::Kind::number && std::isfinite(m(r, c))) {
+                largest = std::max(largest, std::abs(cells[r][c].value - m(r, c)));
+            }
+        }
+    }
+    return largest;
+}
+
+// The weights by hand with e^x in place of 3^x: the softmax of the hand-scaled (and masked)
+// scores with e^x.
+Matrix e_instead_of_3_weights(const Trace& t, const Head& head) {
+    const WeightsRule e_x = unscaled(t.rule.exact());  // e^x, of the hand-scaled scores
+    const Matrix& logits = t.mask ? head.masked_scores : head.scaled_scores;
+    return attention_weights(logits, nullptr, e_x).weights;
+}
+
 // The mistakes students make most, recognised by recomputing with the mistake.
 Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const Cells& cells,
                  const Tolerance& tolerance) {
@@ -124,12 +146,8 @@ Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const 
             all_match(cells, attention_weights(head.scores, nullptr, t.rule).weights, tolerance)) {
             return Mistake::mask_not_applied;
         }
-        if (hand) {
-            const WeightsRule e_x = unscaled(t.rule.exact());  // e^x, of the hand-scaled scores
-            const Matrix& logits = t.mask ? head.masked_scores : head.scaled_scores;
-            if (all_match(cells, attention_weights(logits, nullptr, e_x).weights, tolerance)) {
-                return Mistake::e_instead_of_3;
-            }
+        if (hand && all_match(cells, e_instead_of_3_weights(t, head), tolerance)) {
+            return Mistake::e_instead_of_3;
         }
     }
     if (base == "output" &&
@@ -142,7 +160,11 @@ Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const 
 }  // namespace
 
 bool Tolerance::allows(double given, double expected) const noexcept {
-    return std::abs(given - expected) <= std::max(absolute, relative * std::abs(expected));
+    // a billionth of the value is a double's rounding, never a student's mistake: with
+    // --tolerance 0 the exact -0.0401 of the answer key is not wrong beside attn's
+    // -0.04010000000000001
+    return std::abs(given - expected) <=
+           std::max({absolute, relative * std::abs(expected), rounding * std::abs(expected)});
 }
 
 std::vector<std::string> inputs_of(const Trace& t, const std::string& id) {
@@ -205,19 +227,18 @@ std::optional<Matrix> answered(const AnswerSheet& sheet, const std::string& id, 
 // the id of the answered input it came from. Nothing otherwise.
 std::optional<std::pair<Matrix, std::string>> from_own_answers(const Trace& t, const Head& head,
                                                                const Step& step,
-                                                               const AnswerSheet& sheet,
-                                                               const Tolerance& tolerance) {
+                                                               const AnswerSheet& sheet) {
     const std::string prefix(step.id.substr(0, step.id.size() - base_id(step.id).size()));
     const auto base = base_id(step.id);
     const Mask* mask = t.mask ? &*t.mask : nullptr;
     const auto own = [&](const std::string& name, const Matrix& right) {
         return answered(sheet, prefix + name, {right.rows(), right.cols()});
     };
-    const auto differs = [&](const Matrix& mine, const Matrix& right) {
+    // any difference at all: answers inside the tolerance but not exact (e^x for 3^x) can
+    // still take a later step outside it, and that step then follows from them
+    const auto differs = [](const Matrix& mine, const Matrix& right) {
         for (std::size_t i = 0; i < mine.size(); ++i) {
-            const double a = mine.data()[i];
-            const double b = right.data()[i];
-            if (std::isinf(a) != std::isinf(b) || (!std::isinf(a) && !tolerance.allows(a, b))) {
+            if (mine.data()[i] != right.data()[i]) {
                 return true;
             }
         }
@@ -267,8 +288,62 @@ std::optional<std::pair<Matrix, std::string>> from_own_answers(const Trace& t, c
 
 }  // namespace
 
+namespace {
+
+std::vector<StepVerdict> check_rows(const Trace& t, const AnswerSheet& sheet,
+                                    const Tolerance& tolerance);
+
+// A column-layout sheet's answers as the row layout holds them: each step's cells
+// transposed (a step whose rows differ in length is kept, and found the wrong shape).
+AnswerSheet in_rows(const AnswerSheet& sheet) {
+    AnswerSheet out = sheet;
+    out.worksheet.layout = Layout::row;
+    for (Cells& cells : out.answers) {
+        const std::size_t cols = cells.empty() ? 0 : cells.front().size();
+        if (!same_shape(cells, cells.size(), cols) || cols == 0) {
+            continue;
+        }
+        Cells turned(cols, std::vector<Answer>(cells.size()));
+        for (std::size_t r = 0; r < cells.size(); ++r) {
+            for (std::size_t c = 0; c < cols; ++c) {
+                turned[c][r] = cells[r][c];
+            }
+        }
+        cells = std::move(turned);
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
                                        const Tolerance& tolerance) {
+    if (sheet.worksheet.layout == Layout::row) {
+        return check_rows(t, sheet, tolerance);
+    }
+    // checked in the row layout, and each cell named back as the worksheet shows it
+    auto verdicts = check_rows(t, in_rows(sheet), tolerance);
+    for (StepVerdict& v : verdicts) {
+        for (WrongCell& w : v.wrong) {
+            std::swap(w.row, w.col);
+        }
+        for (auto& [r, c] : v.swapped_cells) {
+            std::swap(r, c);
+        }
+        if (v.wrong_shape) {
+            const auto it = std::find(sheet.step_ids.begin(), sheet.step_ids.end(), v.step_id);
+            const Cells& given =
+                sheet.answers[static_cast<std::size_t>(it - sheet.step_ids.begin())];
+            v.wrong_shape = std::pair{given.size(), given.empty() ? 0 : given.front().size()};
+        }
+    }
+    return verdicts;
+}
+
+namespace {
+
+std::vector<StepVerdict> check_rows(const Trace& t, const AnswerSheet& sheet,
+                                    const Tolerance& tolerance) {
     const auto& steps = teaching_steps(t);
     std::vector<StepVerdict> out;
     // in teaching order, whatever the order in the file
@@ -290,10 +365,12 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         if (!same_shape(cells, step.shape.rows, step.shape.cols)) {
             const std::size_t cols = cells.empty() ? 0 : cells.front().size();
             v.wrong_shape = std::pair{cells.size(), cols};
-            // Qᵀ · K is d_k × d_k; with d_k = T it has the right shape and is not caught here
+            // Qᵀ · K is d_k × d_k (with d_k = T it has the right shape and is not caught
+            // here); named only when the answer's numbers are Qᵀ · K's, not for its shape alone
             const std::size_t d_k = head.q.cols();
             if (step.op == StepOp::scores && cells.size() == d_k && cols == d_k &&
-                d_k != step.shape.rows) {
+                d_k != step.shape.rows &&
+                all_match(cells, matmul_reference(transpose(head.q), head.k), tolerance)) {
                 v.mistake = Mistake::k_not_transposed;
             }
             out.push_back(std::move(v));
@@ -306,18 +383,33 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
                     continue;
                 }
                 v.wrong.push_back({r, c, cells[r][c], expected});
-                // transposed one by one: the right value of the mirror cell
+                // transposed one by one: the right value of the mirror cell, when that value
+                // is far enough from this cell's (more than twice the tolerance) for matching
+                // it not to be a near-coincidence
+                const Tolerance twice{2.0 * tolerance.absolute, 2.0 * tolerance.relative};
                 if (step.shape.rows == step.shape.cols && r != c &&
                     cells[r][c].kind != Answer::Kind::blank &&
-                    matches(cells[r][c], step.value(c, r), tolerance)) {
+                    matches(cells[r][c], step.value(c, r), tolerance) &&
+                    !matches(Answer{Answer::Kind::number, step.value(c, r)}, expected, twice)) {
                     v.swapped_cells.emplace_back(r, c);
                 }
+            }
+        }
+        // by hand, e^x in place of 3^x can stay inside the tolerance: named when the answers
+        // are at least twice as near e^x's weights as 3^x's
+        if (step.op == StepOp::weights && t.rule.arith == Arith::hand && !v.answered_wrong()) {
+            const double to_e = largest_difference(cells, e_instead_of_3_weights(t, head));
+            const double to_3 = largest_difference(cells, head.attention);
+            if (to_e >= 0.0 && to_3 > 0.0 && 2.0 * to_e <= to_3) {
+                v.within_tolerance = Mistake::e_instead_of_3;
+                v.mistake_distance = to_e;
+                v.right_distance = to_3;
             }
         }
         // a mistake shows in the answered cells: blanks alone are only missing
         if (v.answered_wrong()) {
             v.mistake = diagnose(t, head, base_id(step.id), cells, tolerance);
-            if (const auto own = from_own_answers(t, head, step, sheet, tolerance);
+            if (const auto own = from_own_answers(t, head, step, sheet);
                 own && all_match(cells, own->first, tolerance)) {
                 v.follows_from = own->second;
             }
@@ -327,6 +419,27 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
     return out;
 }
 
+}  // namespace
+
+std::size_t check_bytes(const Trace& t, const AnswerSheet& sheet) {
+    std::size_t cells = 0;
+    std::size_t largest = 0;
+    for (const auto& step : teaching_steps(t)) {
+        if (std::find(sheet.step_ids.begin(), sheet.step_ids.end(), step.id) !=
+            sheet.step_ids.end()) {
+            const std::size_t n = step.shape.rows * step.shape.cols;
+            cells += n;
+            largest = std::max(largest, n);
+        }
+    }
+    // a vector grown by doubling holds at most twice its cells, and three times while it
+    // moves; six matrices of the largest step: a variant's scaled, masked and weights, the
+    // student's own answers as a matrix and what follows from them
+    constexpr std::size_t per_cell =
+        sizeof(WrongCell) + sizeof(std::pair<std::size_t, std::size_t>);
+    return 3 * cells * per_cell + 6 * largest * sizeof(double);
+}
+
 std::vector<std::string> default_blank_steps(const Trace& trace) {
     std::vector<std::string> out;
     for (const auto& s : teaching_steps(trace)) {
@@ -334,6 +447,10 @@ std::vector<std::string> default_blank_steps(const Trace& trace) {
             case StepOp::q:
             case StepOp::k:
             case StepOp::v:
+                if (!trace.qkv_given) {  // given Q, K and V have nothing to work out
+                    out.push_back(s.id);
+                }
+                break;
             case StepOp::scores:
             case StepOp::scaled_scores:
             case StepOp::masked_scores:

@@ -47,34 +47,37 @@ bool hidden(utf8proc_int32_t cp) {
 
 // The plain name of each field, in the order of the enum (error.hpp).
 constexpr auto field_names = std::to_array<std::string_view>({
-    "the value",                    // none
-    "the sentence",                 // sentence
-    "the seed",                     // seed
-    "d_model",                      // d_model
-    "the number of heads",          // n_heads
-    "d_k",                          // d_k
-    "d_v",                          // d_v
-    "the mask",                     // mask
-    "the positions",                // positions
-    "the padded length",            // pad_to
-    "the arithmetic",               // arith
-    "the scaling",                  // scale_by
-    "the softmax axis",             // softmax_over
-    "the rule for unknown tokens",  // unknown
-    "the number of tokens",         // tokens
-    "the head",                     // head
-    "the layer",                    // layer
-    "the precision",                // precision
-    "the width",                    // width
-    "the number of threads",        // threads
-    "the memory limit",             // max_memory
-    "the layout",                   // layout
-    "the format",                   // format
-    "the colour setting",           // color
-    "the steps",                    // steps
-    "the cell",                     // why
-    "the change",                   // set
-    "the tolerance",                // tolerance
+    "the value",                     // none
+    "the sentence",                  // sentence
+    "the seed",                      // seed
+    "d_model",                       // d_model
+    "the number of heads",           // n_heads
+    "d_k",                           // d_k
+    "d_v",                           // d_v
+    "the mask",                      // mask
+    "the positions",                 // positions
+    "the padded length",             // pad_to
+    "the arithmetic",                // arith
+    "the scaling",                   // scale_by
+    "the softmax axis",              // softmax_over
+    "the rule for unknown tokens",   // unknown
+    "the number of tokens",          // tokens
+    "the head",                      // head
+    "the layer",                     // layer
+    "the precision",                 // precision
+    "the width",                     // width
+    "the number of threads",         // threads
+    "the memory limit",              // max_memory
+    "the layout",                    // layout
+    "the format",                    // format
+    "the colour setting",            // color
+    "the theme",                     // theme
+    "the steps",                     // steps
+    "the cell",                      // why
+    "the change",                    // set
+    "the number of training steps",  // train_steps
+    "the number of epochs",          // epochs
+    "the tolerance",                 // tolerance
 });
 static_assert(field_names.size() == field_count);
 

@@ -48,6 +48,10 @@ Formula& Formula::then(const Formula& other) {
     return *this;
 }
 
+Formula& Formula::apply(std::string name, const Formula& argument) {
+    return fn(std::move(name)).open(Bracket::call).then(argument).close(Bracket::call);
+}
+
 bool Formula::is_symbol(const Symbol& s) const noexcept {
     return terms_.size() == 1 && terms_.front().kind == Term::Kind::symbol &&
            terms_.front().symbol == s;

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -67,18 +68,17 @@ AttentionPart attention_of(const Gpt2Request& request, const Gpt2Config& c,
     in.tokens_named = false;
     in.x =
         gpt2_layer_norm(x, part.gamma, part.beta, c.layer_norm_epsilon, &part.mean, &part.variance);
-    {
-        // c_attn: [d, 3·d], the columns of Q, then K, then V; its bias likewise
-        const Matrix w =
-            tensors.matrix(gpt2_name(layer, "attn.c_attn.weight"), {d, 3 * d}, "n_embd × 3·n_embd");
-        const Matrix b = tensors.matrix(gpt2_name(layer, "attn.c_attn.bias"), {3 * d}, "3·n_embd");
-        in.weights.w_q = columns(w, 0, d);
-        in.weights.w_k = columns(w, d, d);
-        in.weights.w_v = columns(w, 2 * d, d);
-        in.weights.b_q = columns(b, 0, d);
-        in.weights.b_k = columns(b, d, d);
-        in.weights.b_v = columns(b, 2 * d, d);
-    }
+    // c_attn: [d, 3·d], the columns of Q, then K, then V; its bias likewise; each block read
+    // straight into its matrix
+    const std::string w = gpt2_name(layer, "attn.c_attn.weight");
+    const std::string b = gpt2_name(layer, "attn.c_attn.bias");
+    const std::string_view w_shape = "n_embd × 3·n_embd";
+    in.weights.w_q = tensors.columns(w, {d, 3 * d}, w_shape, 0, d);
+    in.weights.w_k = tensors.columns(w, {d, 3 * d}, w_shape, d, d);
+    in.weights.w_v = tensors.columns(w, {d, 3 * d}, w_shape, 2 * d, d);
+    in.weights.b_q = tensors.columns(b, {3 * d}, "3·n_embd", 0, d);
+    in.weights.b_k = tensors.columns(b, {3 * d}, "3·n_embd", d, d);
+    in.weights.b_v = tensors.columns(b, {3 * d}, "3·n_embd", 2 * d, d);
     in.weights.w_o =
         tensors.matrix(gpt2_name(layer, "attn.c_proj.weight"), {d, d}, "n_embd × n_embd");
     in.weights.b_o = tensors.matrix(gpt2_name(layer, "attn.c_proj.bias"), {d}, "n_embd");
@@ -86,7 +86,7 @@ AttentionPart attention_of(const Gpt2Request& request, const Gpt2Config& c,
     in.weights.n_heads = c.n_head;
     in.embeddings_source = {Source::Kind::file, request.source, {}, ""};
     in.weights_source = {Source::Kind::file, request.source, {}, "gpt2"};
-    part.trace = explain(in, attention_config(c));
+    part.trace = explain(std::move(in), attention_config(c));
     return part;
 }
 
@@ -181,15 +181,12 @@ Trace explain_gpt2(const Gpt2Request& request, const Gpt2Config& c, const Gpt2Te
     }
     const std::size_t d = c.n_embd;
     Gpt2Walk walk;
+    static_cast<Gpt2Choice&>(walk) = static_cast<const Gpt2Choice&>(request);  // the choice only
     walk.config = c;
-    walk.layer = request.layer;
-    walk.head = request.head;
-    walk.source = request.source;
-    walk.prefix = request.prefix;
-    walk.token_ids = request.token_ids;
-    walk.token_texts = request.token_texts;
     walk.mean_label = {"μ"};
     walk.variance_label = {"σ²"};
+    walk.gamma_label = {"γ"};
+    walk.beta_label = {"β"};
 
     // wte (T, d): row id of the token table; wpe (T, d): rows 0..T-1 of the position table
     std::vector<std::size_t> ids(request.token_ids.begin(), request.token_ids.end());

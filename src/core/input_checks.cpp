@@ -45,16 +45,15 @@ void check_qkv(const Input& in, const Config& config) {
 // Every number attn prints must be a real number: a product that overflows to infinity (and
 // the NaN that infinity - infinity makes in softmax) is an input error, never output.
 void check_finite(const Matrix& m, std::string_view name, const std::vector<std::string>& rows,
-                  const std::vector<std::string>& cols, const Input& in) {
+                  const std::vector<std::string>& cols, const Trace& t, const Input& in) {
     for (std::size_t r = 0; r < m.rows(); ++r) {
         for (std::size_t c = 0; c < m.cols(); ++c) {
             if (std::isfinite(m(r, c))) {
                 continue;
             }
-            double largest =
-                std::max({largest_magnitude(in.x), largest_magnitude(in.positions),
-                          largest_magnitude(in.weights.w_q), largest_magnitude(in.weights.w_k),
-                          largest_magnitude(in.weights.w_v)});
+            double largest = std::max({largest_magnitude(t.x), largest_magnitude(t.positions),
+                                       largest_magnitude(t.w_q), largest_magnitude(t.w_k),
+                                       largest_magnitude(t.w_v)});
             if (in.qkv) {
                 largest = std::max({largest, largest_magnitude(in.qkv->q),
                                     largest_magnitude(in.qkv->k), largest_magnitude(in.qkv->v)});
@@ -64,9 +63,11 @@ void check_finite(const Matrix& m, std::string_view name, const std::vector<std:
             throw Error(ErrorKind::input,
                         std::string(name) + "[" + rows[r] + ", " + cols[c] +
                             "] overflows to infinity (a double holds at most about 1.8e308), "
-                            "expected finite numbers\n  hint: the embeddings and weights hold "
-                            "numbers as large as " +
-                            std::string(shown.data()) + "; scale them down");
+                            "expected finite numbers\n  hint: " +
+                            (in.qkv ? std::string("Q, K and V (--qkv) hold")
+                                    : std::string("the embeddings and weights hold")) +
+                            " numbers as large as " + std::string(shown.data()) +
+                            "; scale them down");
         }
     }
 }

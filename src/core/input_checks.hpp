@@ -14,8 +14,10 @@ namespace attn {
 void check_shapes(const Input& in, const Config& config);
 
 /// Throws attn::Error (input) at the first cell of `m` (named `name`, its rows and columns
-/// labelled `rows` and `cols`) that is not finite, naming the largest number of `in`.
+/// labelled `rows` and `cols`) that is not finite, naming the largest number of the run's
+/// inputs: the embeddings, positions and weights as `t` holds them, and Q, K and V when `in`
+/// gives them.
 void check_finite(const Matrix& m, std::string_view name, const std::vector<std::string>& rows,
-                  const std::vector<std::string>& cols, const Input& in);
+                  const std::vector<std::string>& cols, const Trace& t, const Input& in);
 
 }  // namespace attn

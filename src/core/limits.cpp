@@ -24,6 +24,10 @@ Limit limit(Field field) noexcept {
             return {40, 1000, "columns of text; or 0 for the terminal's width"};
         case Field::threads:
             return {1, 256, "the threads to compute and write with"};
+        case Field::train_steps:
+            return {1, 1000000, "the updates of the weights, each on one batch"};
+        case Field::epochs:
+            return {1, 10000, "the passes over the training examples"};
         default:
             return {1, 0, ""};
     }

@@ -1,16 +1,40 @@
-// What a run's matrices take in memory, checked against --max-memory before anything large
-// is allocated.
+// --max-memory: what a run's matrices will take, and the one message for a run that would
+// pass the limit.
+#include "attn/core/memory.hpp"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
+#include "attn/core/gpt2.hpp"
 
 namespace attn {
+std::string MemoryBudget::allows() const {
+    std::string text = fmt::format("{} {} allows", subject, human_bytes(limit));
+    if (held > 0) {
+        text += fmt::format(" besides the {} attn holds already", human_bytes(held));
+    }
+    return text;
+}
+
+void check_memory_for(std::size_t need, const MemoryBudget& budget, std::string_view what,
+                      std::string_view hint) {
+    if (need <= budget.left()) {
+        return;
+    }
+    const std::size_t whole =
+        need > std::numeric_limits<std::size_t>::max() - budget.held ? need : need + budget.held;
+    throw Error(ErrorKind::usage, Field::max_memory,
+                fmt::format("{}, more than {}\n  hint: {}, or raise the limit ({} {})",
+                            fmt::format(fmt::runtime(what), human_bytes(need)), budget.allows(),
+                            hint, subject, enough_memory(whole)));
+}
 
 std::size_t estimate_bytes(const Config& c, std::size_t n_tokens) noexcept {
     // in doubles; long double keeps absurd sizes from wrapping around
@@ -27,6 +51,35 @@ std::size_t estimate_bytes(const Config& c, std::size_t n_tokens) noexcept {
     constexpr auto most = static_cast<long double>(std::numeric_limits<std::size_t>::max());
     return bytes >= most ? std::numeric_limits<std::size_t>::max()
                          : static_cast<std::size_t>(bytes);
+}
+
+std::size_t gpt2_bytes(const Gpt2Config& g, std::size_t layer, std::size_t n_tokens) noexcept {
+    Config c;
+    c.d_model = g.n_embd;
+    c.n_heads = g.n_head;
+    c.d_k = g.n_head == 0 ? 0 : g.n_embd / g.n_head;
+    c.d_v = c.d_k;
+    const long double t = static_cast<long double>(n_tokens);
+    const long double d = static_cast<long double>(g.n_embd);
+    const long double inner = static_cast<long double>(g.n_inner);
+    const long double mlp = 2 * d * inner + t * inner;  // c_fc, its c_proj, the hidden
+    const long double stream = 12 * t * d;              // wte, wpe, H, X, H′, M, ...
+    const long double below = 4 * static_cast<long double>(layer) * t;  // ‖Δ‖ and ‖H‖
+    const long double bytes =
+        static_cast<long double>(estimate_bytes(c, n_tokens)) + 8 * (mlp + stream + below);
+    constexpr auto most = static_cast<long double>(std::numeric_limits<std::size_t>::max());
+    return bytes >= most ? std::numeric_limits<std::size_t>::max()
+                         : static_cast<std::size_t>(bytes);
+}
+
+void check_gpt2_memory(const Gpt2Config& g, std::size_t layer, std::size_t n_tokens,
+                       const MemoryBudget& budget) {
+    check_memory_for(
+        gpt2_bytes(g, layer, n_tokens), budget,
+        fmt::format("this walk needs about {{}} for its matrices ({} {} through layer {} of a "
+                    "model of n_embd {} and {} heads)",
+                    n_tokens, n_tokens == 1 ? "token" : "tokens", layer + 1, g.n_embd, g.n_head),
+        "use a shorter text");
 }
 
 std::string human_bytes(std::size_t b) {
@@ -51,18 +104,13 @@ std::string enough_memory(std::size_t b) {
                : std::to_string(static_cast<long long>(std::ceil(x / 1073741824.0))) + "G";
 }
 
-void check_memory(const Config& c, std::size_t n_tokens, std::size_t max_bytes) {
-    const std::size_t need = estimate_bytes(c, n_tokens);
-    if (need <= max_bytes) {
-        return;
-    }
-    throw Error(ErrorKind::usage, Field::max_memory,
-                fmt::format("this run needs about {} for its matrices ({} {}, d_model {}, {} {}), "
-                            "more than {} {}\n  hint: use a shorter sentence, a smaller d_model "
-                            "or fewer heads, or raise the limit ({} {})",
-                            human_bytes(need), n_tokens, n_tokens == 1 ? "token" : "tokens",
-                            c.d_model, c.n_heads, c.n_heads == 1 ? "head" : "heads", subject,
-                            human_bytes(max_bytes), subject, enough_memory(need)));
+void check_memory(const Config& c, std::size_t n_tokens, const MemoryBudget& budget) {
+    check_memory_for(estimate_bytes(c, n_tokens), budget,
+                     fmt::format("this run needs about {{}} for its matrices ({} {}, d_model {}, "
+                                 "{} {})",
+                                 n_tokens, n_tokens == 1 ? "token" : "tokens", c.d_model, c.n_heads,
+                                 c.n_heads == 1 ? "head" : "heads"),
+                     "use a shorter sentence, a smaller d_model or fewer heads");
 }
 
 }  // namespace attn

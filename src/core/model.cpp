@@ -24,6 +24,8 @@ double small_integer(double z, double limit) {
     return r == 0.0 ? 0.0 : r;
 }
 
+}  // namespace
+
 Matrix seeded_matrix(std::size_t rows, std::size_t cols, double stddev, std::uint64_t seed,
                      std::string_view name, bool hand) {
     Rng rng(stream_seed(seed, "weights", name));
@@ -34,8 +36,6 @@ Matrix seeded_matrix(std::size_t rows, std::size_t cols, double stddev, std::uin
     }
     return m;
 }
-
-}  // namespace
 
 Matrix sinusoidal_positions(std::size_t n_tokens, std::size_t d_model) {
     Matrix p(n_tokens, d_model);
@@ -65,17 +65,22 @@ void validate(const Config& config) {
     }
 }
 
-Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_model,
-                         std::uint64_t seed, bool hand) {
-    Matrix x(tokens.size(), d_model);
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-        Rng rng(stream_seed(seed, "embedding", tokens[i]));
+Matrix seeded_rows(const std::vector<std::string>& names, std::size_t width, std::uint64_t seed,
+                   std::string_view domain, bool hand) {
+    Matrix x(names.size(), width);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        Rng rng(stream_seed(seed, domain, names[i]));
         for (double& value : x.row(i)) {
             const double z = rng.normal();
             value = hand ? small_integer(z, 2.0) : two_decimals(z);
         }
     }
     return x;
+}
+
+Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_model,
+                         std::uint64_t seed, bool hand) {
+    return seeded_rows(tokens, d_model, seed, "embedding", hand);
 }
 
 double hand_divisor(std::size_t width) noexcept {

@@ -9,6 +9,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/parallel.hpp"
+#include "attn/core/portable.hpp"
 
 namespace attn {
 
@@ -216,6 +217,12 @@ Matrix scaled(const Matrix& a, double factor) {
     return s;
 }
 
+void add_to(Matrix& a, const Matrix& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        a.data()[i] += b.data()[i];
+    }
+}
+
 Mask causal_mask(std::size_t n_tokens) {
     // row i (a query) may see columns j <= i (keys at or before it)
     Mask m(n_tokens, n_tokens, false);
@@ -250,9 +257,12 @@ SoftmaxResult softmax_rows(const Matrix& s) {
 }
 
 SoftmaxResult softmax_rows_base(const Matrix& s, double base) {
-    // base 0 stands for e: std::exp; another base uses std::pow, exact for the small integer
-    // exponents of the by-hand rules (3^-2 = 1/9)
-    const auto power = [base](double x) { return base == 0.0 ? std::exp(x) : std::pow(base, x); };
+    // base 0 stands for e: portable_exp (the same bits on every machine, unlike std::exp);
+    // another base uses std::pow, exact for the small integer exponents of the by-hand rules
+    // (3^-2 = 1/9)
+    const auto power = [base](double x) {
+        return base == 0.0 ? portable_exp(x) : std::pow(base, x);
+    };
     SoftmaxResult result{Matrix(s.rows(), s.cols()), {}};
     for (std::size_t i = 0; i < s.rows(); ++i) {
         const auto in = s.row(i);
@@ -291,15 +301,41 @@ std::vector<double> row_sums(const Matrix& a) {
     return sums;
 }
 
+namespace {
+
+// The power of two 2^e with the largest |x| of `xs` (finite ones) in [0.5, 1) once divided by
+// it (0 when there is none, or all are 0). Dividing by a power of two is exact, so sums of
+// squares of the scaled numbers cannot overflow and, scaled back, are the same bits as the
+// plain sums wherever those do not overflow.
+template <typename Numbers>
+int scale_exponent(const Numbers& xs) {
+    double largest = 0.0;
+    for (double x : xs) {
+        if (std::isfinite(x)) {
+            largest = std::max(largest, std::abs(x));
+        }
+    }
+    int e = 0;
+    if (largest > 0.0) {
+        std::frexp(largest, &e);
+    }
+    return e;
+}
+
+}  // namespace
+
 std::vector<double> row_norms(const Matrix& a) {
     std::vector<double> out;
     out.reserve(a.rows());
     for (std::size_t r = 0; r < a.rows(); ++r) {
+        // ‖row‖ = 2^e · ‖row / 2^e‖: finite whenever the row is, even past 1e154
+        const int e = scale_exponent(a.row(r));
         double ss = 0.0;
         for (double x : a.row(r)) {
-            ss += x * x;
+            const double y = std::ldexp(x, -e);
+            ss += y * y;
         }
-        out.push_back(std::sqrt(ss));
+        out.push_back(std::ldexp(std::sqrt(ss), e));
     }
     return out;
 }
@@ -325,26 +361,63 @@ void add_bias(Matrix& m, const Matrix& b) {
     }
 }
 
-double variance(const Matrix& a) {
+double Variance::value() const noexcept {
+    return std::ldexp(scaled, exponent);
+}
+
+Variance variance_of(const Matrix& a) {
+    // of the entries divided by 2^e (exactly), so that neither the sum nor the squares overflow
+    // however large the entries are; the variance is then 2^(2e) times that
+    const int e = scale_exponent(a.data());
     double sum = 0.0;
     std::size_t n = 0;
     for (double x : a.data()) {
         if (std::isfinite(x)) {
-            sum += x;
+            sum += std::ldexp(x, -e);
             ++n;
         }
     }
     if (n == 0) {
-        return 0.0;
+        return {};
     }
     const double mean = sum / static_cast<double>(n);
     double ss = 0.0;
     for (double x : a.data()) {
         if (std::isfinite(x)) {
-            ss += (x - mean) * (x - mean);
+            const double d = std::ldexp(x, -e) - mean;
+            ss += d * d;
         }
     }
-    return ss / static_cast<double>(n);
+    return {ss / static_cast<double>(n), 2 * e};
+}
+
+Variance product_variance(const Matrix& a, const Matrix& b) {
+    const int ea = scale_exponent(a.data());
+    const int eb = scale_exponent(b.data());
+    Matrix as = a;
+    Matrix bs = b;
+    for (double& x : as.data()) {
+        x = std::ldexp(x, -ea);
+    }
+    for (double& x : bs.data()) {
+        x = std::ldexp(x, -eb);
+    }
+    Variance v = variance_of(matmul_transposed(as, bs));
+    v.exponent += 2 * (ea + eb);
+    return v;
+}
+
+std::pair<double, int> scaled_mean(const Matrix& a) {
+    const int e = scale_exponent(a.data());
+    double sum = 0.0;
+    std::size_t n = 0;
+    for (double x : a.data()) {
+        if (std::isfinite(x)) {
+            sum += std::ldexp(x, -e);
+            ++n;
+        }
+    }
+    return {n == 0 ? 0.0 : sum / static_cast<double>(n), n == 0 ? 0 : e};
 }
 
 }  // namespace attn

@@ -63,25 +63,4 @@ std::uint64_t stream_seed(std::uint64_t seed, std::string_view domain,
     return mix(h);
 }
 
-double portable_log(double x) noexcept {
-    // x = m · 2^e with m in [0.5, 1) (frexp is exact); move m into [√½, √2) so that
-    // t = (m - 1) / (m + 1) is at most 0.1716 in size, then
-    // ln x = e·ln 2 + 2·atanh(t) = e·ln 2 + 2·(t + t³/3 + t⁵/5 + ...).
-    int e = 0;
-    double m = std::frexp(x, &e);
-    if (m < 0.70710678118654752440) {
-        m *= 2.0;
-        --e;
-    }
-    const double t = (m - 1.0) / (m + 1.0);
-    const double t2 = t * t;
-    // 13 terms: the next one is below 0.1716^27 / 27 < 1e-21, far under one ulp
-    double series = 0.0;
-    for (int k = 25; k >= 1; k -= 2) {
-        series = series * t2 + 1.0 / k;
-    }
-    constexpr double ln2 = 0.69314718055994530942;
-    return static_cast<double>(e) * ln2 + 2.0 * t * series;
-}
-
 }  // namespace attn

@@ -45,10 +45,7 @@ Formula call(std::string_view result, std::string fn, std::string_view argument)
     Formula f;
     f.sym(sym(std::string(result)))
         .op(Op::equals)
-        .fn(std::move(fn))
-        .open(Bracket::call)
-        .sym(sym(std::string(argument)))
-        .close(Bracket::call);
+        .apply(std::move(fn), Formula().sym(sym(std::string(argument))));
     return f;
 }
 
@@ -60,11 +57,15 @@ Formula named_tokens() {
     return call("tokens", "rows", "Q");
 }
 
+Formula bpe_tokens() {
+    return call("tokens", "bpe", "sentence");
+}
+
 Formula embeddings() {
     return call("X", "embed", "tokens");
 }
 
-Formula positions(const Trace& t) {
+Formula positions(const Trace& t, bool columns) {
     Formula f;
     if (t.config.positions != PositionKind::sinusoidal) {
         f.sym(sym("P")).op(Op::equals).word("positions from").word(t.positions_source.path);
@@ -73,22 +74,21 @@ Formula positions(const Trace& t) {
     const auto entry = [&](std::string column, std::string fn) {
         Formula exponent;
         exponent.num("2i").op(Op::tight).sym(d("model"));
+        // P[pos, 2i]: a row per position; in the column layout P[2i, pos], a column per position
         f.sym(sym("P"))
             .open(Bracket::index)
-            .num("pos")
+            .num(columns ? column : "pos")
             .op(Op::comma)
-            .num(std::move(column))
+            .num(columns ? "pos" : std::move(column))
             .close(Bracket::index)
             .op(Op::equals)
-            .fn(std::move(fn))
-            .open(Bracket::call)
-            .num("pos")
-            .op(Op::divide)
-            .num("10000")
-            .open(Bracket::power)
-            .then(exponent)
-            .close(Bracket::power)
-            .close(Bracket::call);
+            .apply(std::move(fn), Formula()
+                                      .num("pos")
+                                      .op(Op::divide)
+                                      .num("10000")
+                                      .open(Bracket::power)
+                                      .then(exponent)
+                                      .close(Bracket::power));
     };
     entry("2i", "sin");
     f.op(Op::comma);
@@ -254,7 +254,7 @@ Formula weights(const WeightsRule& rule, std::size_t head, bool masked, bool col
             .word("by hand")
             .close(Bracket::group);
     } else {
-        f.fn("softmax").open(Bracket::call).sym(logits).close(Bracket::call);
+        f.apply("softmax", Formula().sym(logits));
         f.op(Op::comma).word(along);
     }
     return f;
@@ -286,21 +286,17 @@ Formula right_weights(const WeightsRule& right, std::size_t head, bool masked, b
             .word(along)
             .open(Bracket::group)
             .word("by hand, for")
-            .fn("softmax")
-            .open(Bracket::call)
-            .sym(sym("S", "", head))
-            .op(Op::divide)
-            .then(sqrt_of(d("k")))
-            .close(Bracket::call)
+            .apply("softmax",
+                   Formula().sym(sym("S", "", head)).op(Op::divide).then(sqrt_of(d("k"))))
             .close(Bracket::group);
         return f;
     }
-    f.fn("softmax").open(Bracket::call);
+    Formula scaled;
     if (masked) {
-        f.word("masked");
+        scaled.word("masked");
     }
-    f.sym(sym("S", "", head)).op(Op::divide).then(sqrt_of(d("k"))).close(Bracket::call);
-    f.op(Op::comma).word(along);
+    scaled.sym(sym("S", "", head)).op(Op::divide).then(sqrt_of(d("k")));
+    f.apply("softmax", scaled).op(Op::comma).word(along);
     return f;
 }
 

@@ -20,10 +20,13 @@ Symbol primed(Symbol s, bool masked = false);
 Formula tokens(TokenMode mode);
 /// tokens = rows(Q): the tokens name the rows of given Q, K and V.
 Formula named_tokens();
+/// tokens = bpe(sentence): a checkpoint's own byte-level BPE.
+Formula bpe_tokens();
 /// X = embed(tokens).
 Formula embeddings();
-/// P[pos, 2i] = sin(pos / 10000^(2i/d_model)), ..., or P = positions from FILE.
-Formula positions(const Trace& t);
+/// P[pos, 2i] = sin(pos / 10000^(2i/d_model)), ... (P[2i, pos] in the column layout), or
+/// P = positions from FILE.
+Formula positions(const Trace& t, bool columns);
 /// X′ = X + P.
 Formula with_positions(const Symbol& x_in);
 /// W_Q_2 = W_Q[:, 3:6]: one head's columns of a weight matrix.

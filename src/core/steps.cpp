@@ -5,6 +5,8 @@
 #include "steps.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+#include <iterator>
 
 #include "step_formulas.hpp"
 
@@ -103,6 +105,16 @@ Formula equals(const Symbol& left) {
     return f;
 }
 
+// c_proj(gelu(c_fc(ln_2(x)))): the functions applied to `x` in turn, the last first
+Formula composed(std::initializer_list<const char*> functions, const Symbol& x) {
+    Formula f;
+    f.sym(x);
+    for (auto fn = std::rbegin(functions); fn != std::rend(functions); ++fn) {
+        f = Formula().apply(*fn, f);
+    }
+    return f;
+}
+
 Symbol stream(std::size_t layer) {
     return sym("H", std::to_string(layer));
 }
@@ -152,29 +164,17 @@ void gpt2_before(StepList& list, const Trace& t, const Gpt2Walk& g) {
     list.matrix("residual", n + "a", StepOp::residual, h, residual, {}, g.residual, tokens,
                 t.dim_labels);
     list.matrix("ln_1.mean", n + "b", StepOp::ln_mean, sym("μ"),
-                equals(sym("μ"))
-                    .fn("mean")
-                    .open(Bracket::call)
-                    .sym(h)
-                    .close(Bracket::call)
-                    .word("row by row"),
+                equals(sym("μ")).apply("mean", Formula().sym(h)).word("row by row"),
                 {shape_of(g.residual)}, g.ln_mean, tokens, g.mean_label);
-    list.matrix("ln_1.variance", n + "c", StepOp::ln_variance, sym("σ²"),
-                equals(sym("σ²"))
-                    .fn("mean")
-                    .open(Bracket::call)
-                    .fn("square")
-                    .open(Bracket::call)
-                    .sym(h)
-                    .op(Op::minus)
-                    .sym(sym("μ"))
-                    .close(Bracket::call)
-                    .close(Bracket::call)
-                    .word("row by row"),
-                {shape_of(g.residual)}, g.ln_variance, tokens, g.variance_label);
-    list.input("ln_1.weight", n + "d", StepOp::ln_gamma, sym("γ"), g.ln_gamma, t.bias_label,
+    list.matrix(
+        "ln_1.variance", n + "c", StepOp::ln_variance, sym("σ²"),
+        equals(sym("σ²"))
+            .apply("mean", Formula().apply("square", Formula().sym(h).op(Op::minus).sym(sym("μ"))))
+            .word("row by row"),
+        {shape_of(g.residual)}, g.ln_variance, tokens, g.variance_label);
+    list.input("ln_1.weight", n + "d", StepOp::ln_gamma, sym("γ"), g.ln_gamma, g.gamma_label,
                t.dim_labels);
-    list.input("ln_1.bias", n + "e", StepOp::ln_beta, sym("β"), g.ln_beta, t.bias_label,
+    list.input("ln_1.bias", n + "e", StepOp::ln_beta, sym("β"), g.ln_beta, g.beta_label,
                t.dim_labels);
     list.matrix("ln_1", n + "f", StepOp::ln_output, sym("X"),
                 equals(sym("X"))
@@ -207,20 +207,7 @@ void gpt2_after(StepList& list, const Trace& t, const Gpt2Walk& g, int group) {
                 {shape_of(g.residual), shape_of(t.output)}, g.residual_attn, tokens, t.dim_labels)
         .joiner = Joiner::plus;
     list.matrix("mlp", n + "b", StepOp::mlp, sym("M"),
-                equals(sym("M"))
-                    .fn("c_proj")
-                    .open(Bracket::call)
-                    .fn("gelu")
-                    .open(Bracket::call)
-                    .fn("c_fc")
-                    .open(Bracket::call)
-                    .fn("ln_2")
-                    .open(Bracket::call)
-                    .sym(h_attn)
-                    .close(Bracket::call)
-                    .close(Bracket::call)
-                    .close(Bracket::call)
-                    .close(Bracket::call),
+                equals(sym("M")).then(composed({"c_proj", "gelu", "c_fc", "ln_2"}, h_attn)),
                 {shape_of(g.residual_attn)}, g.mlp, tokens, t.dim_labels);
     const Symbol next = stream(g.layer + 1);
     list.matrix("residual_mlp", n + "c", StepOp::residual_mlp, next,
@@ -266,16 +253,9 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
     tok.number = "1";
     tok.op = StepOp::tokens;
     tok.symbol = sym("tokens");
-    tok.formula = t.tokens_named ? formula::named_tokens() : formula::tokens(c.tokenizer.mode);
-    if (t.gpt2) {  // the checkpoint's own byte-level BPE
-        tok.formula = Formula{};
-        tok.formula.sym(sym("tokens"))
-            .op(Op::equals)
-            .fn("bpe")
-            .open(Bracket::call)
-            .sym(sym("sentence"))
-            .close(Bracket::call);
-    }
+    tok.formula = t.gpt2           ? formula::bpe_tokens()
+                  : t.tokens_named ? formula::named_tokens()
+                                   : formula::tokens(c.tokenizer.mode);
     tok.shape = {t.tokens.size(), 1};
     tok.kind = StepKind::tokens;
     tok.row_labels = tokens;
@@ -292,8 +272,8 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
     }
     const Symbol x_in = positions ? primed(sym("X")) : sym("X");
     if (positions) {
-        list.matrix("positions", "2b", StepOp::positions, sym("P"), formula::positions(t), {},
-                    t.positions, tokens, t.dim_labels);
+        list.matrix("positions", "2b", StepOp::positions, sym("P"), formula::positions(t, columns),
+                    {}, t.positions, tokens, t.dim_labels);
         list.matrix("with_positions", "2c", StepOp::with_positions, x_in,
                     formula::with_positions(x_in), {shape_of(t.x), shape_of(t.positions)}, t.x_in,
                     tokens, t.dim_labels)

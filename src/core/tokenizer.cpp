@@ -4,6 +4,8 @@
 
 #include <array>
 
+#include <fmt/format.h>
+
 #include "attn/core/error.hpp"
 #include "attn/core/utf8.hpp"
 
@@ -28,30 +30,21 @@ utf8proc_category_t category(char32_t cp) {
 enum class CharClass { space, word, mark, symbol };
 
 CharClass classify(char32_t cp) {
-    switch (category(cp)) {
-        case UTF8PROC_CATEGORY_LU:
-        case UTF8PROC_CATEGORY_LL:
-        case UTF8PROC_CATEGORY_LT:
-        case UTF8PROC_CATEGORY_LM:
-        case UTF8PROC_CATEGORY_LO:
-        case UTF8PROC_CATEGORY_ND:
-        case UTF8PROC_CATEGORY_NL:
-        case UTF8PROC_CATEGORY_NO:
-        case UTF8PROC_CATEGORY_PC:  // connector punctuation: '_', as in the regex \w
-            return CharClass::word;
-        case UTF8PROC_CATEGORY_MN:
-        case UTF8PROC_CATEGORY_MC:
-        case UTF8PROC_CATEGORY_ME:
-            return CharClass::mark;
-        case UTF8PROC_CATEGORY_ZS:
-        case UTF8PROC_CATEGORY_ZL:
-        case UTF8PROC_CATEGORY_ZP:
-        case UTF8PROC_CATEGORY_CC:
-        case UTF8PROC_CATEGORY_CF:  // invisible: soft hyphen, zero-width space, BOM, ...
-            return CharClass::space;
-        default:  // punctuation, symbols, private use, unassigned (and surrogates: never here)
-            return CharClass::symbol;
+    const auto c = category(cp);
+    if (c == UTF8PROC_CATEGORY_PC) {
+        return CharClass::word;  // connector punctuation: '_', as in the regex \w
     }
+    if (c == UTF8PROC_CATEGORY_CC || c == UTF8PROC_CATEGORY_CF) {
+        return CharClass::space;  // controls; invisible: soft hyphen, zero-width space, BOM, ...
+    }
+    // and else by the major category: punctuation, symbols, private use and unassigned code
+    // points (and surrogates, never here) are symbols
+    using utf8::MajorCategory;
+    const MajorCategory major = utf8::major_category(cp);
+    return major == MajorCategory::letter || major == MajorCategory::number ? CharClass::word
+           : major == MajorCategory::mark                                   ? CharClass::mark
+           : major == MajorCategory::separator                              ? CharClass::space
+                                                                            : CharClass::symbol;
 }
 
 // One user-perceived character (an extended grapheme cluster) and what it is to the words
@@ -241,7 +234,29 @@ std::vector<std::string> tokenize(std::string_view sentence, const TokenizerOpti
     if (tokens.empty()) {
         throw errors::empty_sentence(to_string(options.mode));
     }
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i].size() > max_token_bytes) {
+            throw Error(
+                ErrorKind::input, Field::sentence,
+                fmt::format("the sentence's token {} ('{}') is {} bytes long, expected "
+                            "at most {}\n  hint: a word that long is no word to show; "
+                            "split it with spaces, or use --chars",
+                            i, shown(token_preview(tokens[i])), tokens[i].size(), max_token_bytes));
+        }
+    }
     return tokens;
+}
+
+std::string token_preview(std::string_view token) {
+    constexpr std::size_t shown_bytes = 24;
+    if (token.size() <= shown_bytes) {
+        return std::string(token);
+    }
+    std::size_t n = shown_bytes;
+    while (n > 0 && (static_cast<unsigned char>(token[n]) & 0xC0U) == 0x80U) {
+        --n;  // not inside a character
+    }
+    return std::string(token.substr(0, n)) + "…";
 }
 
 }  // namespace attn

@@ -54,6 +54,14 @@ std::size_t cluster_width(std::string_view cluster) noexcept {
 
 }  // namespace
 
+MajorCategory major_category(char32_t cp) noexcept {
+    // utf8proc names the category as Unicode does ("Lu", "Mn", ...): its first letter, in
+    // the order of MajorCategory
+    constexpr std::string_view letters = "LMNPSZ";
+    const auto at = letters.find(utf8proc_category_string(to_int(cp))[0]);
+    return at == std::string_view::npos ? MajorCategory::other : static_cast<MajorCategory>(at);
+}
+
 std::optional<std::size_t> first_space_or_control(std::string_view text) noexcept {
     for (std::size_t i = 0; i < text.size();) {
         const auto d = decode(text.substr(i));

@@ -8,6 +8,7 @@
 #include <span>
 
 #include "attn/core/ops.hpp"
+#include "attn/core/portable.hpp"
 
 namespace attn {
 
@@ -30,11 +31,12 @@ double WeightsRule::scale(double s) const noexcept {
 }
 
 double WeightsRule::base() const noexcept {
-    return arith == Arith::hand ? 3.0 : std::exp(1.0);
+    return arith == Arith::hand ? 3.0 : portable_exp(1.0);
 }
 
 double WeightsRule::power(double x) const noexcept {
-    return arith == Arith::hand ? std::pow(3.0, x) : std::exp(x);
+    // portable_exp, not std::exp: the same bits on every machine, so a training run is too
+    return arith == Arith::hand ? std::pow(3.0, x) : portable_exp(x);
 }
 
 WeightsRule WeightsRule::exact() const noexcept {

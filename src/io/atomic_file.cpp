@@ -16,6 +16,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/io/output_file.hpp"
+#include "attn/io/signals_blocked.hpp"
 #include "write_failure.hpp"
 
 namespace attn {
@@ -63,27 +64,16 @@ std::array<volatile std::sig_atomic_t, max_pending> pending_used{};
 constexpr std::array cleanup_signals{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1,
                                      SIGUSR2, SIGALRM, SIGPIPE, SIGPROF, SIGVTALRM};
 
-// Blocks the cleanup signals while a temporary file is created and remembered, so that no
-// signal can come between the two and leave the file behind.
-class SignalsBlocked {
-  public:
-    SignalsBlocked() {
-        sigset_t set;
-        sigemptyset(&set);
-        for (int sig : cleanup_signals) {
-            sigaddset(&set, sig);
-        }
-        (void)::pthread_sigmask(SIG_BLOCK, &set, &old_);
+// The cleanup signals, blocked (SignalsBlocked) while a temporary file is created and
+// remembered, so that no signal can come between the two and leave the file behind.
+sigset_t cleanup_set() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : cleanup_signals) {
+        sigaddset(&set, sig);
     }
-    SignalsBlocked(const SignalsBlocked&) = delete;
-    SignalsBlocked& operator=(const SignalsBlocked&) = delete;
-    SignalsBlocked(SignalsBlocked&&) = delete;
-    SignalsBlocked& operator=(SignalsBlocked&&) = delete;
-    ~SignalsBlocked() { (void)::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-
-  private:
-    sigset_t old_{};
-};
+    return set;
+}
 
 bool remember(const std::string& path) {
     if (path.size() >= max_path) {
@@ -146,7 +136,7 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     std::vector<char> templ(temp_path_.begin(), temp_path_.end());
     templ.push_back('\0');
     {
-        const SignalsBlocked blocked;
+        const SignalsBlocked blocked(cleanup_set());
         fd_ = ::mkstemp(templ.data());
         if (fd_ < 0) {
             const int err = errno;

@@ -230,6 +230,12 @@ Matrix CheckpointTensors::rows(const std::string& name, const std::vector<std::s
     return file_.rows(gpt2_tensor(file_, name), shape_of(shape), meaning, ids);
 }
 
+Matrix CheckpointTensors::columns(const std::string& name, const std::vector<std::size_t>& shape,
+                                  std::string_view meaning, std::size_t begin,
+                                  std::size_t count) const {
+    return file_.columns(gpt2_tensor(file_, name), shape_of(shape), meaning, begin, count);
+}
+
 std::string CheckpointTensors::prefix() const {
     return file_.find("wte.weight") == nullptr && file_.find("transformer.wte.weight") != nullptr
                ? "transformer."

@@ -1,18 +1,22 @@
 // Checking a dump against what its inputs give: the seeded numbers against the seed
 // (provenance, as the dump is read) and, with verify_dump(), every value of the dump against
-// the same run recomputed from the dump's inputs (docs/hardening.md).
+// the same run recomputed from the dump's inputs, as it is written (docs/hardening.md).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "attn/core/model.hpp"
 #include "attn/core/trace.hpp"
 #include "attn/io/model_file.hpp"
 #include "dump_checks.hpp"
+#include "piece_stream.hpp"
 #include "reader.hpp"
 
 namespace attn {
@@ -182,98 +186,236 @@ void dump::check_provenance(const Reader& r, const Value& root, const Loaded& lo
 
 namespace {
 
-// Walks a dump (`stored`) and its recomputation (`fresh`) together, in the dump's order.
+// Compares a dump (`stored`, read whole) with its recomputation as nlohmann's SAX parser reads
+// the recomputation, value by value in the recomputation's order, so that the recomputed dump
+// is never held: neither as text nor as a tree. The first difference is an error at its place
+// in the dump.
 class DumpWalk {
   public:
-    explicit DumpWalk(const Reader& r) : r_(r) {}
+    DumpWalk(const Reader& r, const Value& stored) : r_(r), root_(stored) {}
 
-    void compare(const Value& stored, const Value& fresh, const std::string& where) {
-        if (stored.type != fresh.type) {
-            differ(stored, where, fmt::format("{}{}", json::describe(fresh.type), quote(fresh)));
+    // ---- nlohmann's SAX interface, for the recomputed dump
+    bool null() {
+        if (const Place p = next(); p.stored != nullptr) {
+            expect(p, Type::null, "null");
         }
-        switch (stored.type) {
-            case Type::null:
-                return;
-            case Type::boolean:
-                if (stored.boolean != fresh.boolean) {
-                    differ(stored, where, fresh.boolean ? "true" : "false");
-                }
-                return;
-            case Type::number:
-                if (!stored.text.empty() && !fresh.text.empty()
-                        ? stored.text != fresh.text  // integers, exactly (a seed up to 2^64 - 1)
-                        : !same_number(stored.number, fresh.number)) {
-                    differ(stored, where, number_of(fresh));
-                }
-                return;
-            case Type::string:
-                if (stored.text != fresh.text) {
-                    differ(stored, where, quote(fresh).substr(1));
-                }
-                return;
-            case Type::array:
-                compare_items(stored, fresh, where);
-                return;
-            case Type::object:
-                compare_members(stored, fresh, where);
-                return;
-        }
+        return true;
     }
-
-  private:
-    void compare_items(const Value& stored, const Value& fresh, const std::string& where) {
-        if (stored.items.size() != fresh.items.size()) {
-            r_.fail(stored, where,
+    bool boolean(bool b) {
+        if (const Place p = next(); p.stored != nullptr) {
+            expect(p, Type::boolean, b ? "true" : "false");
+            if (p.stored->boolean != b) {
+                differ(*p.stored, p.where(), b ? "true" : "false");
+            }
+        }
+        return true;
+    }
+    bool number_unsigned(std::uint64_t n) {
+        number(static_cast<double>(n), std::to_string(n));
+        return true;
+    }
+    bool number_integer(std::int64_t n) {  // a negative integer, or -0
+        number(n == 0 ? -0.0 : static_cast<double>(n), n == 0 ? "-0" : std::to_string(n));
+        return true;
+    }
+    bool number_float(double x, const std::string& literal) {
+        // a literal without point or exponent is an integer too long for 64 bits
+        const bool integer = literal.find_first_of(".eE") == std::string::npos;
+        number(x, integer ? literal : std::string());
+        return true;
+    }
+    bool string(std::string& text) {
+        if (const Place p = next(); p.stored != nullptr) {
+            expect(p, Type::string, quoted(text));
+            if (p.stored->text != text) {
+                differ(*p.stored, p.where(), quoted(text));
+            }
+        }
+        return true;
+    }
+    static bool binary(nlohmann::json::binary_t& /*unused*/) { return true; }  // not in JSON
+    bool start_object(std::size_t /*unknown*/) {
+        open(Type::object);
+        return true;
+    }
+    bool key(std::string& k) {
+        if (skip_ > 0) {
+            return true;
+        }
+        Frame& f = frames_.back();
+        const auto& members = f.stored->members;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+            if (members[i].first == k) {
+                f.seen[i] = true;
+                f.key = k;
+                f.member = &members[i].second;
+                return true;
+            }
+        }
+        r_.fail(*f.stored, f.where,
+                fmt::format("the dump has no \"{}\"{}, but recomputing the run from the dump's "
+                            "inputs gives one, expected every member attn writes",
+                            shown(k), in_step()));
+    }
+    bool end_object() {
+        if (skip_ > 0) {
+            --skip_;
+            return true;
+        }
+        const Frame& f = frames_.back();
+        const auto& members = f.stored->members;
+        for (std::size_t i = 0; i < members.size(); ++i) {
+            // attn_version says which attn wrote the dump: not a claim about the numbers
+            if (!f.seen[i] && !(frames_.size() == 1 && members[i].first == "attn_version")) {
+                r_.fail(members[i].second, child(f.where, members[i].first),
+                        fmt::format("the dump has \"{}\"{}, but recomputing the run from the "
+                                    "dump's inputs gives no such member, expected only what "
+                                    "attn writes",
+                                    shown(members[i].first), in_step()));
+            }
+        }
+        close();
+        return true;
+    }
+    bool start_array(std::size_t /*unknown*/) {
+        open(Type::array);
+        return true;
+    }
+    bool end_array() {
+        if (skip_ > 0) {
+            --skip_;
+            return true;
+        }
+        const Frame& f = frames_.back();
+        if (f.index != f.stored->items.size()) {
+            r_.fail(*f.stored, f.where,
                     fmt::format("the dump has {} items here{}, but recomputing the run from the "
                                 "dump's inputs gives {}, expected the same (was the dump changed "
                                 "after attn wrote it?)",
-                                stored.items.size(), in_step(), fresh.items.size()));
+                                f.stored->items.size(), in_step(), f.index));
         }
-        const auto* a = stored.items.numbers();
-        const auto* b = fresh.items.numbers();
-        if (a != nullptr && b != nullptr) {  // a row of numbers: no Value made for each
-            for (std::size_t i = 0; i < a->size(); ++i) {
-                if (!same_number((*a)[i], (*b)[i])) {
-                    differ(stored.items[i], index(where, i), number_text((*b)[i]));
-                }
+        close();
+        return true;
+    }
+    [[noreturn]] static bool parse_error(std::size_t at, const std::string& /*token*/,
+                                         const nlohmann::detail::exception& e) {
+        throw Error(ErrorKind::internal,
+                    fmt::format("the recomputed dump is not JSON at byte {}: {}", at, e.what()));
+    }
+
+  private:
+    // An array or object of the recomputation being read, and the dump's value at its place.
+    struct Frame {
+        const Value* stored = nullptr;
+        std::string where;              // its JSON path
+        std::size_t index = 0;          // an array: the elements read so far
+        const Value* member = nullptr;  // an object: the dump's value of the key just read
+        std::string key;                // that key
+        std::vector<bool> seen;         // an object: the dump's members the recomputation has
+    };
+    // Where the next value of the recomputation goes: the dump's value there (nullptr past the
+    // end of one of its arrays), and the way to its path, made only for a message.
+    struct Place {
+        const Value* stored = nullptr;
+        const Frame* in = nullptr;  // the array or object it is in; nullptr: the document
+        std::size_t i = 0;          // its index in an array
+        const std::vector<double>* numbers = nullptr;  // the dump's array of numbers it is in
+
+        [[nodiscard]] std::string where() const {
+            if (in == nullptr) {
+                return "";
             }
+            return in->stored->is(Type::array) ? index(in->where, i) : child(in->where, in->key);
+        }
+    };
+
+    Place next() {
+        if (skip_ > 0) {
+            return {};
+        }
+        if (frames_.empty()) {
+            return {.stored = &root_};
+        }
+        Frame& f = frames_.back();
+        if (f.stored->is(Type::object)) {
+            return {.stored = f.member, .in = &f};
+        }
+        const std::size_t i = f.index++;
+        if (i >= f.stored->items.size()) {
+            return {};  // counted, and named when the array ends
+        }
+        const auto* numbers = f.stored->items.numbers();
+        // an element of an array of numbers has no Value until a message needs one
+        return {.stored = numbers != nullptr ? &root_ : &f.stored->items[i],
+                .in = &f,
+                .i = i,
+                .numbers = numbers};
+    }
+
+    void open(Type type) {
+        if (skip_ > 0) {
+            ++skip_;
             return;
         }
-        for (std::size_t i = 0; i < stored.items.size(); ++i) {
-            const bool step = where == "steps";
-            if (step) {
-                const Value* id = stored.items[i].find("id");
-                step_ = id != nullptr && id->is(Type::string) ? id->text : "";
-            }
-            compare(stored.items[i], fresh.items[i], index(where, i));
-            if (step) {
-                step_.clear();
-            }
+        const Place p = next();
+        if (p.stored == nullptr) {
+            skip_ = 1;  // an element the dump does not have: its insides are not compared
+            return;
+        }
+        const Value& stored = p.numbers != nullptr ? p.in->stored->items[p.i] : *p.stored;
+        const std::string where = p.where();
+        if (!stored.is(type)) {
+            differ(stored, where, type == Type::object ? "an object" : "an array");
+        }
+        if (frames_.size() == 2 && frames_[1].where == "steps" && stored.is(Type::object)) {
+            const Value* id = stored.find("id");  // messages name the step being compared
+            step_ = id != nullptr && id->is(Type::string) ? id->text : "";
+        }
+        frames_.push_back({.stored = &stored,
+                           .where = where,
+                           .index = 0,
+                           .member = nullptr,
+                           .key = {},
+                           .seen = std::vector<bool>(stored.members.size(), false)});
+    }
+
+    void close() {
+        frames_.pop_back();
+        if (frames_.size() == 2 && frames_[1].where == "steps") {
+            step_.clear();
         }
     }
 
-    void compare_members(const Value& stored, const Value& fresh, const std::string& where) {
-        for (const auto& [key, value] : stored.members) {
-            if (where.empty() && key == "attn_version") {
-                continue;  // which attn wrote it: not a claim about the numbers
-            }
-            const Value* other = fresh.find(key);
-            if (other == nullptr) {
-                r_.fail(value, child(where, key),
-                        fmt::format("the dump has \"{}\"{}, but recomputing the run from the "
-                                    "dump's inputs gives no such member, expected only what attn "
-                                    "writes",
-                                    shown(key), in_step()));
-            }
-            compare(value, *other, child(where, key));
+    // A number of the recomputation, with its text when it is an integer (compared exactly:
+    // a seed goes up to 2^64 - 1).
+    void number(double x, const std::string& integer) {
+        const Place p = next();
+        if (p.stored == nullptr) {
+            return;
         }
-        for (const auto& [key, value] : fresh.members) {
-            if (stored.find(key) == nullptr) {
-                r_.fail(stored, where,
-                        fmt::format("the dump has no \"{}\"{}, but recomputing the run from the "
-                                    "dump's inputs gives one, expected every member attn writes",
-                                    key, in_step()));
+        if (p.numbers != nullptr) {
+            if (!same_number((*p.numbers)[p.i], x)) {
+                differ(p.in->stored->items[p.i], p.where(),
+                       integer.empty() ? number_text(x) : integer);
             }
+            return;
+        }
+        const Value& stored = *p.stored;
+        expect(p, Type::number, "a number");
+        if (!stored.text.empty() && !integer.empty() ? stored.text != integer
+                                                     : !same_number(stored.number, x)) {
+            differ(stored, p.where(), integer.empty() ? number_text(x) : integer);
+        }
+    }
+
+    // The dump's value at `p` has the type the recomputation has there (`fresh` describes it).
+    void expect(const Place& p, Type type, const std::string& fresh) const {
+        const Value& stored = p.numbers != nullptr ? p.in->stored->items[p.i] : *p.stored;
+        if (!stored.is(type)) {
+            differ(stored, p.where(),
+                   type == Type::number ? "a number"
+                                        : fmt::format("{}{}", json::describe(type),
+                                                      type == Type::string ? " " + fresh : ""));
         }
     }
 
@@ -290,40 +432,48 @@ class DumpWalk {
         return step_.empty() ? "" : fmt::format(" in step \"{}\"", shown(step_));
     }
 
-    static std::string quote(const Value& v) {
-        if (v.is(Type::string)) {
-            const std::string cut = v.text.size() > 40 ? v.text.substr(0, 40) + "..." : v.text;
-            return " \"" + shown(cut) + "\"";
-        }
-        return "";
-    }
-    static std::string number_of(const Value& v) {
-        return v.text.empty() ? number_text(v.number) : v.text;
+    static std::string quoted(const std::string& text) {
+        const std::string cut = text.size() > 40 ? text.substr(0, 40) + "..." : text;
+        return "\"" + shown(cut) + "\"";
     }
     static std::string describe(const Value& v) {
         switch (v.type) {
             case Type::number:
-                return number_of(v);
+                return v.text.empty() ? number_text(v.number) : v.text;
             case Type::boolean:
                 return v.boolean ? "true" : "false";
             case Type::string:
-                return quote(v).substr(1);
+                return quoted(v.text);
             default:
                 return std::string(json::describe(v.type));
         }
     }
 
     const Reader& r_;
-    std::string step_;  // the id of the step being compared
+    const Value& root_;
+    std::vector<Frame> frames_;  // the open arrays and objects, innermost last
+    std::size_t skip_ = 0;       // > 0: inside an element the dump does not have, this deep
+    std::string step_;           // the id of the step being compared
 };
 
 }  // namespace
 
-void verify_dump(const std::string& path, std::string_view recomputed) {
-    Reader r(path);
+void verify_dump(const std::string& path, const RecomputedDump& recomputed,
+                 std::size_t max_memory) {
+    // the dump is read again (its tree was let go after read_dump, before the run was
+    // computed), within what --max-memory leaves beside the run
+    Reader r(path, max_memory);
     const Value stored = r.document("attn.trace", "a JSON dump written by attn explain --json");
-    const Value fresh = json::parse(recomputed, "the recomputed dump");
-    DumpWalk(r).compare(stored, fresh, "");
+    DumpWalk comparison(r, stored);
+    io_detail::PieceStream fresh(recomputed);
+    try {
+        (void)nlohmann::json::sax_parse(fresh.stream(), &comparison,
+                                        nlohmann::json::input_format_t::json, /*strict=*/true);
+    } catch (...) {
+        fresh.rethrow_writer_error();  // a writer's failure first: the rest follows from it
+        throw;
+    }
+    fresh.rethrow_writer_error();
 }
 
 }  // namespace attn

@@ -34,6 +34,12 @@ EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& 
     std::map<std::string, std::pair<std::string, const Value*>> folded;
     for (std::size_t i = 0; i < vectors.members.size(); ++i) {
         const auto& [token, value] = vectors.members[i];
+        if (token.size() > max_token_bytes) {
+            r.fail(value, child(vectors_path, token_preview(token)),
+                   fmt::format("the token is {} bytes long, expected at most {} (no word is "
+                               "that long)",
+                               token.size(), max_token_bytes));
+        }
         const std::string token_path = child(vectors_path, token);
         if (token.empty()) {
             r.fail(value, token_path, "the token is empty, expected at least one character");

@@ -28,7 +28,7 @@ class JsonFile {
     /// Reads and parses the file at `path`, which must hold an object (`expected` says what
     /// kind of file in the message).
     static JsonFile read(const std::string& path, std::string_view expected) {
-        JsonFile file(path, json::read_file(path, json::max_input_bytes));
+        JsonFile file(path, json::read_file(path, MemoryBudget{json::max_input_bytes, 0}));
         file.expect_type(file.root(), "", Type::object, expected);
         return file;
     }

@@ -4,16 +4,12 @@
 // worded by json_syntax.cpp from where Builder stood.
 #include "attn/io/json_reader.hpp"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <unordered_map>
 #include <unordered_set>
@@ -71,11 +67,11 @@ constexpr std::array<bool, 256> between_tokens = [] {
 /// the one before (pos_) that is not white space, a comment, ',' or ':'.
 class Builder {
   public:
-    /// `held`: the bytes the text (and any copy of it) already take; `limit`: the most that
-    /// they and the tree of Values may take (--max-memory).
+    /// `held`: the bytes the text (and any copy of it) already take; `budget`: what they and
+    /// the tree of Values may take (--max-memory, less what the run held before).
     Builder(std::string_view text, const Syntax& syntax, std::size_t held,
-            std::size_t limit) noexcept
-        : text_(text), syntax_(syntax), used_(held), limit_(limit) {}
+            const MemoryBudget& budget) noexcept
+        : text_(text), syntax_(syntax), used_(held), limit_(budget.left()), budget_(budget) {}
 
     /// The document, once nlohmann's parser has read it all: nothing may follow.
     Value finish() {
@@ -274,6 +270,8 @@ class Builder {
                 compact_->number_at_.reserve(last_numbers_);
             }
             charge(at, 0, growth(compact_->numbers_) + growth(compact_->number_at_));
+            // and the matrix cell it becomes: a reader converts the tree while it holds it
+            charge(at, sizeof(double));
             compact_->numbers_.push_back(x);
             compact_->number_at_.push_back(std::uint64_t{at} << 1U | (integer ? 1U : 0U));
             last_ = Last::value;
@@ -327,7 +325,7 @@ class Builder {
     void charge(std::size_t at, std::size_t bytes, std::size_t transient = 0) {
         used_ += bytes;
         if (used_ > limit_ || transient > limit_ - used_) {
-            syntax_.too_much_memory(at, used_ + transient, limit_);
+            syntax_.too_much_memory(at, used_ + transient, budget_);
         }
         used_ += transient / 2;  // the vector's capacity doubles: half of the new buffer is new
     }
@@ -347,6 +345,7 @@ class Builder {
     const Syntax& syntax_;
     std::size_t used_;   // the bytes held: the text and the tree so far
     std::size_t limit_;  // the most they may take
+    MemoryBudget budget_;
     Value root_;
     std::vector<Value*> stack_;       // the open arrays and objects, innermost last
     std::size_t pos_ = 0;             // where the last token read ends
@@ -361,8 +360,8 @@ class Builder {
 namespace {
 
 // Parses `text`, or the same text with its comments blanked out (`plain`, see CommentsDiffer),
-// in at most `max_bytes` of memory, the text included.
-Value read(std::string_view text, std::string_view file, std::size_t max_bytes,
+// within `budget`, the text included.
+Value read(std::string_view text, std::string_view file, const MemoryBudget& budget,
            const std::string* plain = nullptr) {
     const Syntax syntax(text, file, plain != nullptr);
     if (text.starts_with("\xEF\xBB\xBF")) {
@@ -373,7 +372,7 @@ Value read(std::string_view text, std::string_view file, std::size_t max_bytes,
     if (plain != nullptr) {
         text = *plain;
     }
-    Builder builder(text, syntax, held, max_bytes);
+    Builder builder(text, syntax, held, budget);
     // its handler throws rather than return false: the result is always true
     (void)nlohmann::json::sax_parse(Chars{text.data()}, Chars{text.data() + text.size()}, &builder,
                                     nlohmann::json::input_format_t::json,
@@ -432,76 +431,14 @@ std::string_view describe(Value::Type type) noexcept {
     return i < kinds.size() ? kinds[i] : "a value";
 }
 
-Value parse(std::string_view text, std::string_view file, std::size_t max_bytes) {
+Value parse(std::string_view text, std::string_view file, const MemoryBudget& budget) {
     try {
-        return detail::read(text, file, max_bytes);
+        return detail::read(text, file, budget);
     } catch (const detail::CommentsDiffer&) {
         // a comment nlohmann's lexer reads otherwise than attn: parse the text without them
         const std::string plain = detail::without_comments(text);
-        return detail::read(text, file, max_bytes, &plain);
+        return detail::read(text, file, budget, &plain);
     }
-}
-
-namespace {
-
-// A file whose text alone is larger than the memory limit.
-// `bytes`: its size, or how much was read before the limit was passed (`more`: a pipe).
-[[noreturn]] void too_large(const std::string& path, std::size_t bytes, bool more,
-                            std::size_t max_bytes) {
-    throw Error(ErrorKind::input, Field::max_memory,
-                fmt::format("{} is {}, more than {} {} allows, expected a file that fits in it "
-                            "with the values read from it\n  hint: raise the limit ({} {}, or "
-                            "more: reading a file takes a few times its size)",
-                            path, (more ? "more than " : "") + human_bytes(bytes), subject,
-                            human_bytes(max_bytes), subject, enough_memory(2 * bytes)));
-}
-
-}  // namespace
-
-std::string read_file(const std::string& path, std::size_t max_bytes) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) {
-        const int err = errno;
-        throw Error(
-            ErrorKind::input,
-            fmt::format("cannot read {}: {}, expected a readable JSON file", path,
-                        err == ENOENT ? "no such file"
-                                      : std::strerror(err)));  // NOLINT(concurrency-mt-unsafe)
-    }
-    if (S_ISDIR(st.st_mode)) {
-        throw Error(ErrorKind::input,
-                    fmt::format("cannot read {}: it is a directory, expected a JSON file", path));
-    }
-    if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes) {
-        too_large(path, static_cast<std::size_t>(st.st_size), false, max_bytes);
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw Error(ErrorKind::input,
-                    fmt::format("cannot read {}: {}, expected a readable JSON file", path,
-                                std::strerror(errno)));  // NOLINT(concurrency-mt-unsafe)
-    }
-    std::string text;
-    if (S_ISREG(st.st_mode)) {
-        text.reserve(static_cast<std::size_t>(st.st_size));  // not twice that, as appending would
-    }
-    std::vector<char> buffer(std::size_t{1} << 16U);
-    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
-        text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
-        if (text.size() > max_bytes) {
-            too_large(path, text.size(), true, max_bytes);
-        }
-    }
-    if (in.bad()) {
-        throw Error(ErrorKind::input, fmt::format("cannot read {}: a read error", path));
-    }
-    if (text.starts_with("\xEF\xBB\xBF")) {
-        text.erase(0, 3);  // a UTF-8 byte order mark, as some Windows editors write
-    }
-    if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-        throw Error(ErrorKind::input, fmt::format("{} is empty, expected a JSON object", path));
-    }
-    return text;
 }
 
 }  // namespace attn::json

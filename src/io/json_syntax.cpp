@@ -19,7 +19,6 @@
 namespace attn::json::detail {
 namespace {
 
-constexpr std::size_t npos = std::string_view::npos;
 constexpr std::string_view a_value =
     "a value (a number, a string in double quotes, [, {, true, false or null)";
 
@@ -48,9 +47,10 @@ std::optional<double> to_double(std::string_view literal) noexcept {
         // too small for a double: 0; too large: infinity (judged by the exponent's sign and
         // the integer part, as attn always has: 1000…000e-10 with 400 zeros also reads as 0)
         const std::size_t e = literal.find_first_of("eE");
-        const bool negative_exponent = e != npos && e + 1 < literal.size() && literal[e + 1] == '-';
+        const bool negative_exponent =
+            e != std::string_view::npos && e + 1 < literal.size() && literal[e + 1] == '-';
         const auto integer = literal.substr(0, literal.find_first_of(".eE"));
-        const bool zero_integer = integer.find_first_not_of("-0") == npos;
+        const bool zero_integer = integer.find_first_not_of("-0") == std::string_view::npos;
         return negative_exponent || zero_integer ? 0.0 : HUGE_VAL;
     }
     if (ec != std::errc()) {
@@ -76,7 +76,7 @@ std::string without_comments(std::string_view text) {
                 end = std::min(out.find('\n', i + 2), out.size());
             } else {
                 end = out.find("*/", i + 2);
-                if (end == npos) {
+                if (end == std::string_view::npos) {
                     break;  // never closed: left for the message
                 }
                 end += 2;
@@ -98,16 +98,17 @@ std::size_t Syntax::skip_comment(std::size_t at) const {
         // only if nothing but white space follows on the line (as with \r\n line ends)
         const auto comment = text_.substr(at + 2, end - at - 2);
         const std::size_t stop = comment.find_first_of(std::string_view("\r\0", 2));
-        if (!blanked_ && stop != npos && comment.find_first_not_of(" \t\r", stop + 1) != npos) {
+        if (!blanked_ && stop != std::string_view::npos &&
+            comment.find_first_not_of(" \t\r", stop + 1) != std::string_view::npos) {
             throw CommentsDiffer{};
         }
         return end;
     }
     const std::size_t close = text_.find("*/", at + 2);
-    if (close == npos) {
+    if (close == std::string_view::npos) {
         fail(at, "a /* comment that is never closed", "*/ to end it");
     }
-    if (!blanked_ && text_.substr(at + 2, close - at - 2).find('\0') != npos) {
+    if (!blanked_ && text_.substr(at + 2, close - at - 2).find('\0') != std::string_view::npos) {
         throw CommentsDiffer{};  // nlohmann's lexer takes a NUL byte for the end of the text
     }
     return close + 2;
@@ -139,7 +140,7 @@ void Syntax::too_deep(std::size_t at) const {
          "a flatter file");
 }
 
-void Syntax::too_much_memory(std::size_t at, std::size_t need, std::size_t limit) const {
+void Syntax::too_much_memory(std::size_t at, std::size_t need, const MemoryBudget& budget) const {
     const auto place = line_column(text_, at);
     // what the whole file would take, at the rate of the part read so far
     const long double whole = static_cast<long double>(need) *
@@ -150,12 +151,12 @@ void Syntax::too_much_memory(std::size_t at, std::size_t need, std::size_t limit
                            : std::max(need, static_cast<std::size_t>(whole));
     throw Error(
         ErrorKind::input, Field::max_memory,
-        fmt::format("{}:{}:{}: reading this file needs more memory than {} {} allows: "
-                    "{} for its text and the values up to here, expected a file whose "
-                    "values fit in it\n  hint: at this rate the whole file needs about "
-                    "{}; raise the limit ({} {}) or give a smaller file",
-                    file_, place.line, place.column, subject, human_bytes(limit), human_bytes(need),
-                    human_bytes(guess), subject, enough_memory(guess + guess / 8)));
+        fmt::format("{}:{}:{}: reading this file needs more memory than {}: {} for its text "
+                    "and the values up to here, expected a file whose values fit in it\n  "
+                    "hint: at this rate the whole file needs about {}; raise the limit ({} {}) "
+                    "or give a smaller file",
+                    file_, place.line, place.column, budget.allows(), human_bytes(need),
+                    human_bytes(guess), subject, enough_memory(guess + guess / 8 + budget.held)));
 }
 
 void Syntax::duplicate_key(std::size_t at, std::string_view key) const {
@@ -164,7 +165,7 @@ void Syntax::duplicate_key(std::size_t at, std::string_view key) const {
 
 void Syntax::explain(std::size_t at, Expect expect, std::size_t depth, std::size_t last_number,
                      std::size_t stopped) const {
-    if (last_number != npos && !at_end(at) && is_digit(text_[at])) {
+    if (last_number != std::string_view::npos && !at_end(at) && is_digit(text_[at])) {
         number(last_number);  // nlohmann's "0" and then "1" are attn's "01": a leading zero
     }
     const std::size_t p = skip_space(at);
@@ -328,7 +329,7 @@ void Syntax::string(std::size_t at) const {
                 } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
                     fail(p, "a lone UTF-16 low surrogate", "a character");
                 }
-            } else if (std::string_view("\"\\/bfnrt").find(e) == npos) {
+            } else if (std::string_view("\"\\/bfnrt").find(e) == std::string_view::npos) {
                 fail(p, fmt::format("the escape \\{}", e),
                      "one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX");
             }

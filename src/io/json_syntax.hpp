@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "attn/core/memory.hpp"
+
 namespace attn::json::detail {
 
 /// The deepest nesting of arrays and objects a file may have: the outermost value is at
@@ -61,8 +63,9 @@ class Syntax {
     /// A value at `at` nested more than max_depth levels deep.
     [[noreturn]] void too_deep(std::size_t at) const;
     /// Reading the value at `at` would take the text and its values to `need` bytes, more than
-    /// `limit` (--max-memory).
-    [[noreturn]] void too_much_memory(std::size_t at, std::size_t need, std::size_t limit) const;
+    /// `budget` leaves (--max-memory).
+    [[noreturn]] void too_much_memory(std::size_t at, std::size_t need,
+                                      const MemoryBudget& budget) const;
     /// The key at `at`, `key`, is already a member of its object.
     [[noreturn]] void duplicate_key(std::size_t at, std::string_view key) const;
 

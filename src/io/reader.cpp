@@ -113,8 +113,11 @@ std::size_t Reader::line_of(const Value& v) const {
 }
 
 Value Reader::document(std::string_view schema, std::string_view expected) {
-    text_ = json::read_file(path_, max_memory_);
-    Value root = json::parse(text_, path_, max_memory_);
+    // one budget for the run: what attn holds already (the files read before, their numbers)
+    // is counted, and this file's text and values may take the rest
+    const auto budget = budget_now(max_memory_);
+    text_ = json::read_file(path_, budget);
+    Value root = json::parse(text_, path_, budget);
     if (!root.is(Type::object)) {
         fail(root, "",
              fmt::format("the file holds {}, expected a JSON object ({})",

@@ -21,6 +21,7 @@
 #include "attn/core/matrix.hpp"
 #include "attn/core/model.hpp"
 #include "attn/core/tokenizer.hpp"
+#include "attn/io/heap.hpp"
 #include "attn/io/json_reader.hpp"
 
 namespace attn::reader {
@@ -124,6 +125,11 @@ EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& 
 /// Weights, in attn's layout or PyTorch's: a weights file's top level, or a model file's
 /// "weights" (weights_file.cpp).
 Weights weights(const Reader& r, const Value& obj, const std::string& where);
+
+/// A model: a model file's top level, or an answers file's "worksheet.model" (model_file.cpp).
+ModelFile model(const Reader& r, const Value& root, const std::string& at);
+/// Q, K and V: a Q, K, V file's top level, or an answers file's "worksheet.qkv" (qkv_file.cpp).
+QkvFile qkv(const Reader& r, const Value& root, const std::string& at);
 
 /// A file that is one part of a model (an embeddings or a weights file): its document, read by
 /// that part's reader (`embeddings` or `weights`) from the top level.

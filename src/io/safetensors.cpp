@@ -230,20 +230,24 @@ Header parse_header(std::string_view text, std::uint64_t data_bytes, const std::
 }
 
 double f16_to_double(std::uint16_t bits) noexcept {
-    const bool negative = (bits & 0x8000U) != 0;
+    const std::uint64_t sign = std::uint64_t{bits & 0x8000U} << 48U;
     const unsigned exponent = (bits >> 10U) & 0x1FU;
-    const unsigned mantissa = bits & 0x3FFU;
-    double v = 0;
+    const std::uint64_t mantissa = bits & 0x3FFU;
     if (exponent == 0) {
-        v = std::ldexp(static_cast<double>(mantissa), -24);  // zero and subnormals: m · 2^-24
-    } else if (exponent == 31) {
-        v = mantissa == 0 ? std::numeric_limits<double>::infinity()
-                          : std::numeric_limits<double>::quiet_NaN();
-    } else {
-        // (1024 + m) · 2^(e - 15 - 10): every F16 is a double exactly
-        v = std::ldexp(static_cast<double>(mantissa + 1024U), static_cast<int>(exponent) - 25);
+        // zero and subnormals: m · 2^-24, exact (a power of two times a 10-bit number)
+        const double v = static_cast<double>(mantissa) * 0x1p-24;
+        return sign != 0 ? -v : v;
     }
-    return negative ? -v : v;
+    if (exponent == 31) {
+        return (sign != 0 ? -1.0 : 1.0) * (mantissa == 0
+                                               ? std::numeric_limits<double>::infinity()
+                                               : std::numeric_limits<double>::quiet_NaN());
+    }
+    // (1024 + m) · 2^(e − 25): the same number as a double, its exponent moved from F16's bias
+    // (15) to a double's (1023) and its 10 bits of mantissa to the top of the 52: built from
+    // the bits, without a call, for the millions of numbers of a checkpoint
+    return std::bit_cast<double>(sign | (std::uint64_t{exponent + 1008U} << 52U) |
+                                 (mantissa << 42U));
 }
 
 double bf16_to_double(std::uint16_t bits) noexcept {

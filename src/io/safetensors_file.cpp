@@ -37,6 +37,57 @@ std::uint64_t little_endian(const unsigned char* p, std::size_t n) noexcept {
     return v;
 }
 
+// The floating-point dtypes attn converts, found once per tensor rather than per element.
+enum class Floats { f64, f32, f16, bf16, other };
+
+Floats floats_of(std::string_view dtype) noexcept {
+    return dtype == "F64"    ? Floats::f64
+           : dtype == "F32"  ? Floats::f32
+           : dtype == "F16"  ? Floats::f16
+           : dtype == "BF16" ? Floats::bf16
+                             : Floats::other;
+}
+
+// A little-endian unsigned number of N bytes: one load on a little-endian machine.
+template <typename U>
+U load(const unsigned char* p) noexcept {
+    if constexpr (std::endian::native == std::endian::little) {
+        U v = 0;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    } else {
+        return static_cast<U>(little_endian(p, sizeof(U)));
+    }
+}
+
+// Converts `count` elements of type F at `p` into `out`, exactly, in one loop without a branch
+// on the type; returns false when one of them is NaN or an infinity (all exponent bits set),
+// which the caller then finds and names.
+template <Floats F>
+bool convert_all(const unsigned char* p, std::size_t count, double* out) noexcept {
+    unsigned bad = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        if constexpr (F == Floats::f32) {
+            const auto bits = load<std::uint32_t>(p + 4 * i);
+            out[i] = static_cast<double>(std::bit_cast<float>(bits));
+            bad |= static_cast<unsigned>((bits & 0x7F800000U) == 0x7F800000U);
+        } else if constexpr (F == Floats::f16) {
+            const auto bits = load<std::uint16_t>(p + 2 * i);
+            out[i] = f16_to_double(bits);
+            bad |= static_cast<unsigned>((bits & 0x7C00U) == 0x7C00U);
+        } else if constexpr (F == Floats::bf16) {
+            const auto bits = load<std::uint16_t>(p + 2 * i);
+            out[i] = bf16_to_double(bits);
+            bad |= static_cast<unsigned>((bits & 0x7F80U) == 0x7F80U);
+        } else {
+            const auto bits = load<std::uint64_t>(p + 8 * i);
+            out[i] = std::bit_cast<double>(bits);
+            bad |= static_cast<unsigned>((bits & 0x7FF0000000000000U) == 0x7FF0000000000000U);
+        }
+    }
+    return bad == 0;
+}
+
 // The multi-index of flat element `i` of `shape`, for messages: "[0, 17]".
 std::string index_in(std::uint64_t i, const Shape& shape) {
     Shape index(shape.size());
@@ -106,6 +157,7 @@ File::File(std::string path) : path_(std::move(path)) {
         const auto* first = static_cast<const char*>(map_) + 8;
         const std::string_view text(first, header_length_);
         header_ = parse_header(text, size - 8 - header_length_, shown(path_) + " (header)");
+        release(static_cast<const unsigned char*>(map_), 8 + header_length_);  // copied out
     } catch (...) {
         ::munmap(map_, map_size_);
         throw;
@@ -177,7 +229,26 @@ std::span<const unsigned char> File::bytes(const Tensor& t) const noexcept {
 }
 
 std::vector<double> File::values(const Tensor& t, std::uint64_t first, std::uint64_t count) const {
-    if (t.dtype != "F64" && t.dtype != "F32" && t.dtype != "F16" && t.dtype != "BF16") {
+    std::vector<double> out(count);
+    convert(t, first, count, out.data());
+    return out;
+}
+
+void File::release(const unsigned char* p, std::uint64_t n) noexcept {
+    // the mapped pages just read, given back: a file's pages count as resident memory while
+    // they stay mapped in, and --max-memory bounds the whole run's. Read again, they come back
+    // from the file (a private mapping that is never written holds nothing of its own).
+    static const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto at = reinterpret_cast<std::uintptr_t>(p);  // NOLINT: an address as a number
+    const std::uintptr_t begin = at / page * page;
+    const std::uintptr_t end = (at + n + page - 1) / page * page;
+    // the page-aligned start of the same mapping, as madvise wants it
+    (void)::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);  // NOLINT
+}
+
+void File::convert(const Tensor& t, std::uint64_t first, std::uint64_t count, double* out) const {
+    const Floats type = floats_of(t.dtype);
+    if (type == Floats::other) {
         throw Error(ErrorKind::input,
                     fmt::format("{}: tensor \"{}\" has dtype {}, expected F64, F32, F16 or BF16 "
                                 "(attn reads floating-point tensors)",
@@ -189,32 +260,27 @@ std::vector<double> File::values(const Tensor& t, std::uint64_t first, std::uint
                                 shown(path_), first, first + count, shown(t.name), t.elements));
     }
     const unsigned char* p = bytes(t).data() + first * t.dtype_size;
-    std::vector<double> out(count);
-    for (std::size_t i = 0; i < out.size(); ++i, p += t.dtype_size) {
-        const std::uint64_t bits = little_endian(p, t.dtype_size);
-        double v = 0;
-        if (t.dtype == "F16") {
-            v = f16_to_double(static_cast<std::uint16_t>(bits));
-        } else if (t.dtype == "BF16") {
-            v = bf16_to_double(static_cast<std::uint16_t>(bits));
-        } else if (t.dtype == "F32") {
-            v = static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));
-        } else {
-            v = std::bit_cast<double>(bits);
-        }
-        if (!std::isfinite(v)) {
-            const std::uint64_t at = first + i;
-            throw Error(ErrorKind::input,
-                        fmt::format("{}: tensor \"{}\" holds {} at element {} ({} of shape {}), "
-                                    "expected finite numbers (attn never computes with NaN or "
-                                    "infinity)",
-                                    shown(path_), shown(t.name),
-                                    std::isnan(v) ? "NaN" : (v > 0 ? "infinity" : "-infinity"), at,
-                                    index_in(at, t.shape), shape_text(t.shape)));
-        }
-        out[i] = v;
+    const bool finite = type == Floats::f32    ? convert_all<Floats::f32>(p, count, out)
+                        : type == Floats::f16  ? convert_all<Floats::f16>(p, count, out)
+                        : type == Floats::bf16 ? convert_all<Floats::bf16>(p, count, out)
+                                               : convert_all<Floats::f64>(p, count, out);
+    release(p, count * t.dtype_size);
+    if (finite) {
+        return;
     }
-    return out;
+    // the first number that is not finite, named with its index: attn never computes with it
+    std::size_t i = 0;
+    while (std::isfinite(out[i])) {
+        ++i;
+    }
+    const std::uint64_t at = first + i;
+    throw Error(ErrorKind::input,
+                fmt::format("{}: tensor \"{}\" holds {} at element {} ({} of shape {}), "
+                            "expected finite numbers (attn never computes with NaN or "
+                            "infinity)",
+                            shown(path_), shown(t.name),
+                            std::isnan(out[i]) ? "NaN" : (out[i] > 0 ? "infinity" : "-infinity"),
+                            at, index_in(at, t.shape), shape_text(t.shape)));
 }
 
 void File::check_shape(const Tensor& t, const Shape& expected, std::string_view meaning) const {
@@ -240,7 +306,24 @@ Matrix File::matrix(const Tensor& t, const Shape& expected, std::string_view mea
     const std::size_t rows = expected.size() == 1 ? 1 : expected[0];
     const std::size_t cols = expected.back();
     Matrix m(rows, cols);
-    m.data() = values(t);
+    convert(t, 0, t.elements, m.data().data());
+    return m;
+}
+
+Matrix File::columns(const Tensor& t, const Shape& expected, std::string_view meaning,
+                     std::size_t begin, std::size_t count) const {
+    check_shape(t, expected, meaning);
+    const std::size_t rows = expected.size() == 1 ? 1 : expected[0];
+    const std::size_t cols = expected.back();
+    if (begin > cols || count > cols - begin) {
+        throw Error(ErrorKind::internal,
+                    fmt::format("{}: columns {} to {} of tensor \"{}\", which has {}", shown(path_),
+                                begin, begin + count, shown(t.name), cols));
+    }
+    Matrix m(rows, count);
+    for (std::size_t r = 0; r < rows; ++r) {
+        convert(t, std::uint64_t{r} * cols + begin, count, m.row(r).data());
+    }
     return m;
 }
 
@@ -259,8 +342,7 @@ Matrix File::rows(const Tensor& t, const Shape& expected, std::string_view meani
                                     "({})",
                                     shown(path_), row_ids[r], shown(t.name), expected[0], meaning));
         }
-        const auto row = values(t, std::uint64_t{row_ids[r]} * cols, cols);
-        std::copy(row.begin(), row.end(), m.row(r).begin());
+        convert(t, std::uint64_t{row_ids[r]} * cols, cols, m.row(r).data());
     }
     return m;
 }

@@ -246,12 +246,20 @@ Notes backward_notes(const Trace& t, const Step& step, int precision) {
         if (last) {
             const double before = b.loss(0, 0);
             const double after = b.loss_after;
-            n.after.push_back(fmt::format(
-                "With the updated weights the same input gives L = {}, {} from {}{}",
-                format_number(after, p, true), after < before ? "down" : "not down",
-                format_number(before, p, true),
-                after < before ? ": the step went the right way."
-                               : ": the step was too large, and overshot (try a smaller --lr)."));
+            // down, up or (a zero gradient, or η too small for a double) exactly the same
+            n.after.push_back(
+                after == before
+                    ? fmt::format("With the updated weights the same input gives L = {}, exactly "
+                                  "as before: the step changed the weights too little to change "
+                                  "the loss (every gradient is 0, or η is too small).",
+                                  format_number(after, p, true))
+                    : fmt::format(
+                          "With the updated weights the same input gives L = {}, {} from {}{}",
+                          format_number(after, p, true), after < before ? "down" : "up",
+                          format_number(before, p, true),
+                          after < before
+                              ? ": the step went the right way."
+                              : ": the step was too large, and overshot (try a smaller --lr)."));
         }
         return n;
     }

@@ -84,10 +84,14 @@ std::string step_title(const Trace& t, const Step& step) {
 
 }  // namespace
 
-std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
-                                const Tolerance& tolerance, const TextStyle& style) {
-    // every number of the report, given or expected, in one format
-    const auto num = [&](double x) { return format_tidy(x, style.precision, true); };
+void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
+                         const Tolerance& tolerance, const TextStyle& style, const Sink& sink) {
+    // every number of the report, given or expected, in one format: "3.0000" beside "0.7500",
+    // never "3" beside it, whatever is whole
+    // at least prose_digits decimals: at --precision 0, "0, expected 0" marked wrong says nothing
+    const auto num = [&](double x) {
+        return format_number(x, std::max(style.precision, prose_digits), true);
+    };
     const auto given = [&](const Answer& a) -> std::string {
         switch (a.kind) {
             case Answer::Kind::blank:
@@ -99,19 +103,39 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
         }
         return "";
     };
-    std::string out;
+    // the report is written a line at a time (a step of thousands of tokens lists its wrong
+    // cells), its lines wrapped to the width as they are handed over
+    toolkit::Spool written(sink);
+    std::string out;  // whole lines, not yet wrapped
+    const auto hand_over = [&] {
+        for (const auto& line : toolkit::wrap_lines(out, style.width)) {
+            written += style.unicode ? line : toolkit::to_ascii(line);
+            written += "\n";
+        }
+        out.clear();
+    };
     const StepVerdict* first_wrong = nullptr;
     const StepVerdict* first_blank = nullptr;  // of the steps whose only faults are blanks
+    const StepVerdict* hidden = nullptr;       // a mistake inside the tolerance
     bool any_answered_wrong = false;
     std::size_t n_wrong = 0;
     std::size_t n_cells = 0;
     for (const auto& v : verdicts) {
+        hand_over();
         n_cells += v.n_cells;
         const bool ok = v.wrong.empty() && !v.wrong_shape;
-        const Step& step = *find_step(t, v.step_id);
+        const Step& step = *find_step(t, v.step_id, style.layout);
         const std::string title = step_title(t, step);
         if (ok) {
             out += fmt::format("✓ {}: all {} cells right\n", title, v.n_cells);
+            if (v.within_tolerance == Mistake::e_instead_of_3) {
+                out += fmt::format(
+                    "    but they are within {} of the weights e^x gives and up to {} from "
+                    "those of 3^x: you probably used e^x. By hand the rule is 3^x; the "
+                    "difference is inside the tolerance here, so no cell is marked wrong\n",
+                    num(v.mistake_distance), num(v.right_distance));
+                hidden = &v;
+            }
             continue;
         }
         const bool answered_wrong = v.answered_wrong();
@@ -136,14 +160,28 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
                                    toolkit::terminal(step.row_labels[w.row]),
                                    toolkit::terminal(step.col_labels[w.col]), given(w.given),
                                    num(w.expected));
+                hand_over();  // a line at a time: a step may have millions of cells
             }
         }
         if (!v.follows_from.empty()) {
             const Step& input = *find_step(t, v.follows_from);
-            out += fmt::format(
-                "    but they follow correctly from your answers to step {} ({}): only those "
-                "are wrong, this step is worked out right\n",
-                input.number, lesson::title(t, input));
+            // the step they follow from was marked wrong, or accepted within the tolerance
+            const auto from = std::find_if(verdicts.begin(), verdicts.end(), [&](const auto& u) {
+                return u.step_id == v.follows_from;
+            });
+            const bool from_wrong =
+                from != verdicts.end() && (from->answered_wrong() || from->wrong_shape.has_value());
+            out += from_wrong ? fmt::format(
+                                    "    but they follow correctly from your answers to step {} "
+                                    "({}): only those are wrong, this step is worked out "
+                                    "right\n",
+                                    input.number, lesson::title(t, input))
+                              : fmt::format(
+                                    "    but they follow correctly from your answers to step {} "
+                                    "({}), which are inside the tolerance but not exact: their "
+                                    "small differences grow in this step. This step is worked "
+                                    "out right from them\n",
+                                    input.number, lesson::title(t, input));
         } else if (v.mistake != Mistake::none) {
             out += "    likely mistake: " + mistake_text(v.mistake, t) + "\n";
         } else if (!v.swapped_cells.empty()) {
@@ -166,14 +204,24 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
             : fmt::format("tolerance {}", tolerance.absolute);
     if (n_wrong == 0) {
         out += fmt::format(
-            "\nAll {} answers are right ({}).\n", n_cells,
-            tolerance.relative > 0.0 ? within : fmt::format("within {}", tolerance.absolute));
+            "\nAll {} answers are right ({}){}.\n", n_cells,
+            tolerance.relative > 0.0 ? within : fmt::format("within {}", tolerance.absolute),
+            hidden == nullptr
+                ? ""
+                : fmt::format(", but those of step {} look worked out with e^x (see above)",
+                              step_title(t, *find_step(t, hidden->step_id))));
     } else if (!any_answered_wrong && first_blank != nullptr) {
-        out += fmt::format(
-            "\n{} of {} answers {} blank; every answer given is right ({}). Fill in the blanks, "
-            "starting with step {}.\n",
-            n_wrong, n_cells, n_wrong == 1 ? "is" : "are", within,
-            step_title(t, *find_step(t, first_blank->step_id)));
+        out += n_wrong == n_cells
+                   ? fmt::format(
+                         "\n{} of {} answers {} blank: none is given yet. Fill in the "
+                         "blanks, starting with step {}.\n",
+                         n_wrong, n_cells, n_wrong == 1 ? "is" : "are",
+                         step_title(t, *find_step(t, first_blank->step_id)))
+                   : fmt::format(
+                         "\n{} of {} answers {} blank; every answer given is right "
+                         "({}). Fill in the blanks, starting with step {}.\n",
+                         n_wrong, n_cells, n_wrong == 1 ? "is" : "are", within,
+                         step_title(t, *find_step(t, first_blank->step_id)));
     } else {
         out += fmt::format("\n{} of {} answers {} wrong or blank ({}).", n_wrong, n_cells,
                            n_wrong == 1 ? "is" : "are", within);
@@ -192,11 +240,14 @@ std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& 
         }
         out += "\n";
     }
-    std::string wrapped;
-    for (const auto& line : toolkit::wrap_lines(out, style.width)) {
-        wrapped += line + "\n";
-    }
-    return style.unicode ? wrapped : toolkit::to_ascii(wrapped);
+    hand_over();
+    written.flush();
+}
+
+std::string render_check_report(const Trace& t, const std::vector<StepVerdict>& verdicts,
+                                const Tolerance& tolerance, const TextStyle& style) {
+    return toolkit::collect(
+        [&](const Sink& sink) { render_check_report(t, verdicts, tolerance, style, sink); });
 }
 
 }  // namespace attn

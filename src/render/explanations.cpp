@@ -12,14 +12,6 @@
 namespace attn::lesson {
 namespace {
 
-// "row" or "column" and the like: in the column layout a token is a column.
-struct Axis {
-    bool columns = false;
-    [[nodiscard]] std::string_view one() const { return columns ? "column" : "row"; }
-    [[nodiscard]] std::string_view One() const { return columns ? "Column" : "Row"; }
-    [[nodiscard]] std::string_view many() const { return columns ? "columns" : "rows"; }
-};
-
 constexpr std::string_view convention =
     "1\u00A0=\u00A0may attend, 0\u00A0=\u00A0blocked: attn's convention, as in PyTorch's "
     "scaled_dot_product_attention";
@@ -42,8 +34,9 @@ std::string weights_of(const Trace& t, std::string_view into) {
     if (t.gpt2) {
         return fmt::format(
             "A matrix that turns each token's vector X (ln_1's output) into {}. It is read "
-            "from the checkpoint (a trained model learned it): one block of n_embd = {} "
-            "columns of c_attn's weight, which holds W_Q, W_K and W_V side by side (GPT-2's "
+            "from the checkpoint (what training learned, in a trained model): one block of "
+            "n_embd = {} columns of c_attn's weight, which holds W_Q, W_K and W_V side by side "
+            "(GPT-2's "
             "Conv1D layout, [in, out], so X · W with no transpose).",
             into, t.config.d_model);
     }
@@ -185,11 +178,11 @@ std::string weights_text(const Trace& t, const Step& step) {
     if (rule.over != SoftmaxOver::rows) {
         return (rule.over == SoftmaxOver::all
                     ? "Softmax here runs over the whole matrix at once, a mistake two tutorials "
-                      "make: all the weights together sum to 1, so one query's weights no longer "
-                      "do, and they depend on every other query's scores."
+                      "make: all the weights together sum to 1, so one query's weights need not, "
+                      "and they depend on every other query's scores."
                     : "Softmax here runs over each key instead of each query, a mistake shown on "
                       "purpose: each key's scores are shared out among the queries, so a query's "
-                      "weights no longer sum to 1.") +
+                      "weights need not sum to 1.") +
                zero;
     }
     const std::string how =
@@ -209,10 +202,16 @@ std::string weights_text(const Trace& t, const Step& step) {
 
 std::string output_text(const Trace& t, const Step& step) {
     const Axis axis{step.transposed};
-    const std::string mix = t.rule.over == SoftmaxOver::rows
-                                ? "the weighted average of the value vectors"
-                                : "a weighted sum of the value vectors (not an average: these "
-                                  "weights do not sum to 1)";
+    const Head& head = head_of(t, step);
+    // an average only where each query's weights sum to 1, which softmax over the wrong axis
+    // does not make so (and equal scores may make so all the same)
+    const std::string mix =
+        t.rule.over == SoftmaxOver::rows ? "the weighted average of the value vectors"
+        : all_one(head.row_sums, {})
+            ? "a weighted average of the value vectors (here each query's weights happen to "
+              "sum to 1, although this softmax does not make them)"
+            : "a weighted sum of the value vectors (not an average: these weights do not sum "
+              "to 1)";
     if (t.projected) {
         return fmt::format(
             "Each token's new vector from this head: {}, with its {} of A as the weights.", mix,
@@ -233,19 +232,21 @@ std::string w_o_text(const Trace& t) {
                   " Here the heads together are already d_model = {} wide ({} × {}), so W_O is "
                   "what mixes them, not what sets the width.",
                   c.d_model, c.n_heads, c.d_v)
-            : fmt::format(" It also brings the width from heads × d_v = {} back to d_model = {}.",
-                          width, c.d_model);
+            : fmt::format(" It also {} the width from heads × d_v = {} to d_model = {}.",
+                          width > c.d_model ? "narrows" : "widens", width, c.d_model);
     return "A matrix that mixes the heads: each output dimension is a weighted sum over every "
            "head's columns, so what one head found can reach every dimension." +
            what + " " + learned(t);
 }
 
-std::string positions_text(const Trace& t) {
+std::string positions_text(const Trace& t, const Step& step) {
+    const Axis axis{step.transposed};
     std::string out;
     if (!t.mask.has_value()) {
-        out =
+        out = fmt::format(
             "Without positions, self-attention ignores order: shuffle the tokens and each "
-            "output row moves with its token, unchanged. ";
+            "output {} moves with its token, unchanged. ",
+            axis.one());
     } else if (t.config.mask == MaskKind::causal) {
         out =
             "The causal mask already makes order matter, by deciding what each token may see; "
@@ -259,11 +260,14 @@ std::string positions_text(const Trace& t) {
         "Adding a different vector for each position to the embeddings gives the same word at "
         "two places two different queries, keys and values.";
     if (t.config.positions == PositionKind::sinusoidal) {
-        out +=
+        out += fmt::format(
             " The sinusoidal table of the original Transformer uses a sine and a cosine of a "
-            "different frequency in each pair of columns.";
+            "different frequency in each pair of {}.",
+            axis.others());
     } else {
-        out += " Here they come from a file, as a model with learned positions would have them.";
+        out +=
+            " Here they are read from a file, a table of numbers (as learned positions are "
+            "stored), not computed by a formula.";
     }
     return out;
 }
@@ -300,8 +304,8 @@ std::string mask_text(const Trace& t, const Step& step) {
     } else {
         what =
             "The <pad> tokens only fill the sentence up to a fixed length, as when sentences of "
-            "different lengths are batched together: no token may attend to them (their "
-            "columns are 0).";
+            "different lengths are batched together: no token may attend to them (their " +
+            std::string(Axis{step.transposed}.others()) + " are 0).";
         pytorch = "nn.MultiheadAttention's key_padding_mask uses True\u00A0=\u00A0blocked";
     }
     return fmt::format("{} {} ({}).", what, convention, pytorch);
@@ -348,7 +352,7 @@ std::string explanation(const Trace& t, const Step& step) {
                 "i of X stands for token i, and a repeated word gets the same vector.",
                 t.config.d_model, axis.one());
         case StepOp::positions:
-            return positions_text(t);
+            return positions_text(t, step);
         case StepOp::with_positions:
             return "The embeddings plus their positions: what every head below projects.";
         case StepOp::w_q:
@@ -367,9 +371,19 @@ std::string explanation(const Trace& t, const Step& step) {
                    "nn.MultiheadAttention does, by default).";
         case StepOp::head_w_q:
         case StepOp::head_w_k:
-        case StepOp::head_w_v:
-            return "This head's own columns of the weights. Each head projects X into a smaller "
-                   "space of its own, so different heads can look for different things.";
+        case StepOp::head_w_v: {
+            // smaller only where its width is: --d-k may make a head as wide as X or wider
+            const std::size_t width = step.op == StepOp::head_w_v ? t.config.d_v : t.config.d_k;
+            return fmt::format(
+                "This head's own columns of the weights. Each head projects {} into a space of "
+                "its own, of {} = {} dimensions{}, so different heads can look for different "
+                "things.",
+                t.positions.empty() ? "X" : "X′", step.op == StepOp::head_w_v ? "d_v" : "d_k",
+                width,
+                width < t.config.d_model
+                    ? fmt::format(" (smaller than d_model = {})", t.config.d_model)
+                    : fmt::format(" (here no smaller than d_model = {})", t.config.d_model));
+        }
         case StepOp::q:
             return projection(t, step, "query", "Q",
                               " One matrix product projects every token at once, with the same "
@@ -449,10 +463,12 @@ std::string explanation(const Trace& t, const Step& step) {
             return "Then each token's variance σ², the mean of the squared distances from μ "
                    "(divided by the width, not the width − 1, as PyTorch's LayerNorm does).";
         case StepOp::ln_gamma:
-            return "LayerNorm's learned scale γ, multiplied into each column after the "
+            return "LayerNorm's scale γ (learned in training), multiplied into each column after "
+                   "the "
                    "normalisation.";
         case StepOp::ln_beta:
-            return "LayerNorm's learned shift β, added to each column after the scale.";
+            return "LayerNorm's shift β (learned in training), added to each column after the "
+                   "scale.";
         case StepOp::ln_output:
             return "Each token's vector with its mean taken away and divided by its standard "
                    "deviation (ε, from config.json's layer_norm_epsilon, keeps the division "

@@ -12,20 +12,15 @@
 #include "attn/core/ops.hpp"
 #include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
+#include "html_parts.hpp"
 #include "lesson.hpp"
 #include "notation.hpp"
 #include "render_assets.hpp"  // generated from src/render/assets/ (cmake/EmbedAssets.cmake)
 #include "toolkit.hpp"
 
 namespace attn {
-namespace {
 
-// HTML text: escaped, and no-break spaces as &nbsp;
-std::string html(std::string_view raw) {
-    return toolkit::html(raw);
-}
-
-using Json = nlohmann::ordered_json;
+namespace report {
 
 // JSON text made safe for a <script type="application/json"> block: every '<', '>' and '&'
 // written \u003c, \u003e and \u0026, and the line and paragraph separators U+2028 and
@@ -53,25 +48,103 @@ std::string script_safe(const std::string& json) {
     return out;
 }
 
-// Attention weights: white (0) to deep blue (1), as toolkit::heat. Other numbers: blue for
-// positive, red for negative, as strong as the value against the largest in its matrix.
-std::string colour(double v, double scale, bool weights) {
-    if (std::isinf(v)) {
-        return "background:#eee;color:#888";
-    }
+toolkit::Rgb cell_background(double v, double scale, bool weights) {
     const double t = weights ? std::clamp(v, 0.0, 1.0)
                              : std::clamp(scale > 0 ? std::abs(v) / scale : 0.0, 0.0, 1.0);
-    auto [r, g, b] = toolkit::heat(t);
     if (!weights && v < 0) {
         const auto mix = [t](int from, int to) {
             return static_cast<int>(std::lround(from + (to - from) * t));
         };
-        r = mix(255, 165);
-        g = mix(255, 15);
-        b = mix(255, 21);
+        return {mix(255, 165), mix(255, 15), mix(255, 21)};
     }
-    return fmt::format("background:rgb({},{},{});color:{}", r, g, b,
-                       toolkit::light_text_on(t) ? "#fff" : "#111");
+    return toolkit::heat(t);
+}
+
+}  // namespace report
+
+namespace {
+
+// HTML text: escaped, and no-break spaces as &nbsp;
+std::string html(std::string_view raw) {
+    return toolkit::html(raw);
+}
+
+using Json = nlohmann::ordered_json;
+
+// Attention weights and other numbers, coloured by report::cell_background; the text white or
+// black, whichever contrasts more.
+std::string colour(double v, double scale, bool weights) {
+    if (std::isinf(v)) {
+        return "background:#eee;color:#888";
+    }
+    const auto bg = report::cell_background(v, scale, weights);
+    const bool light_text =
+        toolkit::contrast(bg, {255, 255, 255}) > toolkit::contrast(bg, {17, 17, 17});
+    return fmt::format("background:rgb({},{},{});color:{}", bg.r, bg.g, bg.b,
+                       light_text ? "#fff" : "#111");
+}
+
+// A step's matrix as a table: every cell coloured, with its value, its labels and (for the
+// worked arithmetic) its place as data attributes; attention weights with their sums. With
+// `before` (a what-if's or attn diff's same step, of the same shape) the cells that differ
+// are of class "changed", their value before in data-old.
+void matrix_table(toolkit::Spool& out, const Step& step, const TextStyle& style,
+                  const Step* before) {
+    const bool weights = step.kind == StepKind::attention;
+    double scale = 0.0;
+    if (step.matrix != nullptr) {
+        for (double v : step.matrix->data()) {
+            scale = std::isfinite(v) ? std::max(scale, std::abs(v)) : scale;
+        }
+    }
+    out += fmt::format("<div class=\"scroll\"><table class=\"matrix{}\" data-step=\"{}\">\n",
+                       weights ? " attention" : "", html(step.id));
+    out += "<thead><tr><th></th>";
+    for (const auto& label : step.col_labels) {
+        out += "<th>" + html(label) + "</th>";
+    }
+    out += weights ? "<th>Σ</th></tr></thead>\n<tbody>\n" : "</tr></thead>\n<tbody>\n";
+    const auto sums = weights ? row_sums(*step.matrix) : std::vector<double>{};
+    const auto numbers = table_numbers(step, style.precision);
+    for (std::size_t r = 0; r < step.shape.rows; ++r) {
+        out += fmt::format("<tr><th{}>{}</th>", weights ? " class=\"query\" tabindex=\"0\"" : "",
+                           html(step.row_labels[r]));
+        for (std::size_t c = 0; c < step.shape.cols; ++c) {
+            if (step.kind == StepKind::mask) {
+                const bool ok = step.mask->allowed(r, c);
+                const bool was = before != nullptr && before->mask->allowed(r, c);
+                out += fmt::format(
+                    "<td style=\"{}\"{}>{}</td>",
+                    ok ? "background:#dfe8f5" : "background:#eee;color:#999",
+                    before != nullptr && was != ok
+                        ? fmt::format(" class=\"changed\" data-rl=\"{}\" data-cl=\"{}\" "
+                                      "data-old=\"{}\"",
+                                      html(step.row_labels[r]), html(step.col_labels[c]),
+                                      was ? 1 : 0)
+                        : std::string(),
+                    ok ? 1 : 0);
+                continue;
+            }
+            const double v = (*step.matrix)(r, c);
+            const bool changed = before != nullptr && (*before->matrix)(r, c) != v;
+            out += fmt::format(
+                "<td style=\"{}\"{} data-r=\"{}\" data-c=\"{}\" data-rl=\"{}\" "
+                "data-cl=\"{}\" data-v=\"{}\">{}</td>",
+                colour(v, scale, weights),
+                changed ? fmt::format(" class=\"changed\" data-old=\"{}\"",
+                                      html(format_checkable((*before->matrix)(r, c),
+                                                            style.precision, true)))
+                        : std::string(),
+                r, c, html(step.row_labels[r]), html(step.col_labels[c]),
+                std::isinf(v) ? std::string("-inf") : fmt::format("{}", v),
+                html(numbers.format(v, true)));
+        }
+        if (weights) {
+            out += "<td class=\"sum\">" + format_number(sums[r], style.precision, true) + "</td>";
+        }
+        out += "</tr>\n";
+    }
+    out += "</tbody></table></div>\n";
 }
 
 }  // namespace
@@ -89,10 +162,16 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         plain.width = 100;
         for (const auto& step : steps) {
             const auto base = base_id(step.id);
+            // the computed steps: a head's, the backward pass's, and a checkpoint's own sums
+            // (the embeddings, LayerNorm, the residual stream)
+            const bool gpt2_sum =
+                step.op == StepOp::gpt2_embeddings || step.op == StepOp::ln_mean ||
+                step.op == StepOp::ln_variance || step.op == StepOp::ln_output ||
+                step.op == StepOp::residual_attn || step.op == StepOp::residual_mlp;
             if (step.kind == StepKind::tokens || step.kind == StepKind::mask ||
                 !(base == "Q" || base == "K" || base == "V" || base == "scores" ||
                   base == "scaled_scores" || base == "masked_scores" || base == "weights" ||
-                  base == "output" || is_backward(step.op))) {
+                  base == "output" || is_backward(step.op) || gpt2_sum)) {
                 continue;
             }
             for (std::size_t r = 0; r < step.shape.rows; ++r) {
@@ -155,11 +234,15 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         const std::string head = step.head > 0 ? fmt::format("Head {} · ", step.head) : "";
         out += fmt::format("<section class=\"step\" id=\"step-{}\" data-step=\"{}\">\n",
                            html(step.id), html(step.id));
-        out += fmt::format("<h2>{} · {}{} <span class=\"formula\">{}</span></h2>\n",
-                           html(step.number), html(head), html(lesson::title(trace, step)),
-                           step.kind == StepKind::tokens
-                               ? ""
-                               : html(notation::symbol(step.symbol, notation::Style::unicode)));
+        // a checkpoint's step names the tensor its numbers come from, as the text does
+        const std::string tensor = lesson::gpt2_tensor(trace, step);
+        out += fmt::format(
+            "<h2>{} · {}{} <span class=\"formula\">{}</span>{}</h2>\n", html(step.number),
+            html(head), html(lesson::title(trace, step)),
+            step.kind == StepKind::tokens
+                ? ""
+                : html(notation::symbol(step.symbol, notation::Style::unicode)),
+            tensor.empty() ? "" : " <span class=\"tensor\">[" + html(tensor) + "]</span>");
         out += fmt::format("<p class=\"formula\">{}</p>\n",
                            html(notation::formula(step.formula, notation::Style::unicode)));
         const auto notes = lesson::notes(trace, step, style.precision);
@@ -189,62 +272,13 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
             continue;
         }
         const bool weights = step.kind == StepKind::attention;
-        double scale = 0.0;
-        if (step.matrix != nullptr) {
-            for (double v : step.matrix->data()) {
-                scale = std::isfinite(v) ? std::max(scale, std::abs(v)) : scale;
-            }
+        if (report::compact(trace, step)) {
+            report::heatmap(out, step, style);
+        } else {
+            matrix_table(out, step, style, before);
         }
-        out += fmt::format("<div class=\"scroll\"><table class=\"matrix{}\" data-step=\"{}\">\n",
-                           weights ? " attention" : "", html(step.id));
-        out += "<thead><tr><th></th>";
-        for (const auto& label : step.col_labels) {
-            out += "<th>" + html(label) + "</th>";
-        }
-        out += weights ? "<th>Σ</th></tr></thead>\n<tbody>\n" : "</tr></thead>\n<tbody>\n";
-        const auto sums = weights ? row_sums(*step.matrix) : std::vector<double>{};
-        for (std::size_t r = 0; r < step.shape.rows; ++r) {
-            out +=
-                fmt::format("<tr><th{}>{}</th>", weights ? " class=\"query\" tabindex=\"0\"" : "",
-                            html(step.row_labels[r]));
-            for (std::size_t c = 0; c < step.shape.cols; ++c) {
-                if (step.kind == StepKind::mask) {
-                    const bool ok = step.mask->allowed(r, c);
-                    const bool was = before != nullptr && before->mask->allowed(r, c);
-                    out += fmt::format(
-                        "<td style=\"{}\"{}>{}</td>",
-                        ok ? "background:#dfe8f5" : "background:#eee;color:#999",
-                        before != nullptr && was != ok
-                            ? fmt::format(" class=\"changed\" data-rl=\"{}\" data-cl=\"{}\" "
-                                          "data-old=\"{}\"",
-                                          html(step.row_labels[r]), html(step.col_labels[c]),
-                                          was ? 1 : 0)
-                            : std::string(),
-                        ok ? 1 : 0);
-                    continue;
-                }
-                const double v = (*step.matrix)(r, c);
-                const bool changed = before != nullptr && (*before->matrix)(r, c) != v;
-                out += fmt::format(
-                    "<td style=\"{}\"{} data-r=\"{}\" data-c=\"{}\" data-rl=\"{}\" "
-                    "data-cl=\"{}\" data-v=\"{}\">{}</td>",
-                    colour(v, scale, weights),
-                    changed ? fmt::format(" class=\"changed\" data-old=\"{}\"",
-                                          html(format_visible((*before->matrix)(r, c),
-                                                              style.precision, true)))
-                            : std::string(),
-                    r, c, html(step.row_labels[r]), html(step.col_labels[c]),
-                    std::isinf(v) ? std::string("-inf") : fmt::format("{}", v),
-                    html(format_number(v, style.precision, true)));
-            }
-            if (weights) {
-                out +=
-                    "<td class=\"sum\">" + format_number(sums[r], style.precision, true) + "</td>";
-            }
-            out += "</tr>\n";
-        }
-        out += "</tbody></table></div>\n";
-        if (step.kind == StepKind::matrix || weights) {
+
+        if ((step.kind == StepKind::matrix || weights) && !report::compact(trace, step)) {
             out += weights
                        ? "<div class=\"legend\">0 <span class=\"bar\" style=\"background:"
                          "linear-gradient(to right,#fff,#08306b)\"></span> 1 (weight)</div>\n"
@@ -267,10 +301,10 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         out += "<p class=\"warning\">" + html(w) + "</p>\n";
     }
     out += "<div id=\"tip\" role=\"tooltip\"></div>\n";
-    out += "<script type=\"application/json\" id=\"why-data\">" + script_safe(why_json) +
+    out += "<script type=\"application/json\" id=\"why-data\">" + report::script_safe(why_json) +
            "</script>\n";
-    out += "<script type=\"application/json\" id=\"token-data\">" + script_safe(tokens_json) +
-           "</script>\n";
+    out += "<script type=\"application/json\" id=\"token-data\">" +
+           report::script_safe(tokens_json) + "</script>\n";
     out += "<script>\n" + std::string(assets::report_js) + "</script>\n</body>\n</html>\n";
     out.flush();
 }

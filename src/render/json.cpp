@@ -28,9 +28,9 @@
 namespace attn {
 namespace {
 
-using json_text::array;
-using json_text::JsonOut;
-using json_text::source;
+using json_out::array;
+using json_out::JsonOut;
+using json_out::source;
 
 constexpr std::string_view row_indent = "\n        ";
 
@@ -244,6 +244,10 @@ void step_json(JsonOut& j, const Trace& t, const Step& step, Blocks& blocks) {
     }
     j.key(in, "title");
     j.string(lesson::title(t, step));
+    if (const std::string tensor = lesson::gpt2_tensor(t, step); !tensor.empty()) {
+        j.key(in, "tensor");  // a checkpoint's step: the tensor its numbers come from
+        j.string(tensor);
+    }
     j.key(in, "symbol");
     j.string(notation::symbol(step.symbol, notation::Style::unicode));
     j.key(in, "formula");
@@ -435,7 +439,7 @@ void render_json(const Trace& t, const Sink& sink) {
     }
     if (t.comparison && t.comparison->before_name.empty()) {  // --set: what was changed
         j.key(",\n  ", "what_if");
-        json_text::write_what_if(j, t);
+        json_out::write_what_if(j, t);
     }
     j.key(",\n  ", "warnings");
     const auto warnings = lesson::warnings(t);

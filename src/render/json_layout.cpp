@@ -99,4 +99,50 @@ std::string write(const Json& value, const std::vector<Comment>& comments) {
     return w.take();
 }
 
+Json row(std::span<const double> values) {
+    Json out = Json::array();
+    for (const double v : values) {
+        out.push_back(v);
+    }
+    return out;
+}
+
+Json matrix(const Matrix& m) {
+    Json rows = Json::array();
+    for (std::size_t r = 0; r < m.rows(); ++r) {
+        rows.push_back(row(m.row(r)));
+    }
+    return rows;
+}
+
+Json vectors(const std::vector<std::string>& tokens, const Matrix& x) {
+    Json out = Json::object();
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i] != pad_token && !out.contains(tokens[i])) {
+            out[tokens[i]] = row(x.row(i));
+        }
+    }
+    return out;
+}
+
+Json weights(const Weights& w, std::size_t n_heads) {
+    Json out = Json::object();
+    if (n_heads > 1) {
+        out["heads"] = n_heads;
+    }
+    out["W_Q"] = matrix(w.w_q);
+    out["W_K"] = matrix(w.w_k);
+    out["W_V"] = matrix(w.w_v);
+    if (!w.w_o.empty()) {
+        out["W_O"] = matrix(w.w_o);
+    }
+    for (const auto& [key, bias] : {std::pair{"b_Q", &w.b_q}, std::pair{"b_K", &w.b_k},
+                                    std::pair{"b_V", &w.b_v}, std::pair{"b_O", &w.b_o}}) {
+        if (!bias->empty()) {
+            out[key] = row(bias->row(0));
+        }
+    }
+    return out;
+}
+
 }  // namespace attn::json_layout

@@ -5,12 +5,16 @@
 // // comments where asked. The dump (json.cpp) streams millions of numbers and keeps its own
 // writer.
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "attn/core/matrix.hpp"
+#include "attn/core/model.hpp"
 
 namespace attn::json_layout {
 
@@ -33,5 +37,16 @@ struct Comment {
 /// Keys and strings are escaped by nlohmann/json (UTF-8 passes through; invalid UTF-8 throws
 /// nlohmann::json::type_error, so callers pass validated text).
 std::string write(const Json& value, const std::vector<Comment>& comments = {});
+
+/// A row of numbers, [1.5, -0.25]: each double written so that reading it gives it back.
+Json row(std::span<const double> values);
+/// A matrix, an array of rows.
+Json matrix(const Matrix& m);
+/// An embeddings table's "vectors": row i of `x` for `tokens[i]`, one vector for a repeated
+/// token, none for <pad> (a zero vector that no table holds).
+Json vectors(const std::vector<std::string>& tokens, const Matrix& x);
+/// Weights as a model file holds them (the reader: reader::weights): "heads" when more than
+/// one, W_Q, W_K, W_V, W_O when there is one, and the biases there are.
+Json weights(const Weights& w, std::size_t n_heads);
 
 }  // namespace attn::json_layout

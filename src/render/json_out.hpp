@@ -1,7 +1,11 @@
 #pragma once
-// Writing the JSON dump: the buffered writer and the small pieces that json.cpp and the
-// what-if record (json_whatif.cpp) share.
+// JsonOut: the JSON dump's writer (json.cpp), a private header of render. It appends to a
+// buffer and hands the sink pieces of 64 KiB, so that a dump of millions of numbers is never
+// held whole; strings and numbers are written by json_text.hpp.
 
+#include <cmath>
+#include <cstddef>
+#include <iterator>
 #include <string>
 #include <string_view>
 
@@ -12,9 +16,8 @@
 #include "attn/render/render.hpp"
 #include "json_text.hpp"
 
-namespace attn::json_text {
+namespace attn::json_out {
 
-/// JSON text written to a sink in pieces of 64 KiB.
 class JsonOut {
   public:
     explicit JsonOut(const Sink& sink) : sink_(sink) { buf_.reserve(chunk + 4096); }
@@ -43,6 +46,19 @@ class JsonOut {
     }
     void string(std::string_view s) { json_text::append_string(buf_, s); }
     void number(double x) { json_text::append_number(buf_, x); }
+    /// A variance: the shortest double, or beyond the range of a double a string with its own
+    /// exponent ("7.500000000000e+399", "2.187500000000e-400"), not "inf" or 0: the variance of
+    /// finite numbers is finite, and 0 only when they are all equal. A string, as "inf" is,
+    /// because a JSON number beyond a double is read as inf or 0 (or refused, as attn's reader
+    /// refuses it).
+    void number(const Variance& v) {
+        const double x = v.value();
+        if (std::isfinite(x) && (x != 0.0 || v.scaled == 0.0)) {
+            number(x);
+        } else {
+            string(format_number(v, 12, false));
+        }
+    }
     void value(std::string_view s) { string(s); }
     void value(double x) { number(x); }
     void integer(std::size_t n) { fmt::format_to(std::back_inserter(buf_), "{}", n); }
@@ -58,7 +74,7 @@ class JsonOut {
     std::string buf_;
 };
 
-/// [a, b, c]: an array of strings or of numbers, on one line.
+// [a, b, c]: an array of strings or of numbers, on one line.
 template <typename Items>
 void array(JsonOut& j, const Items& items) {
     j.raw("[");
@@ -73,7 +89,7 @@ void array(JsonOut& j, const Items& items) {
     j.raw("]");
 }
 
-/// A source of numbers: {"kind": "seeded"}, {"kind": "file", "path": ...}, ...
+/// A source of numbers: {"kind": "seeded"}, {"kind": "file", "path": ...}, {"kind": "set"}
 inline void source(JsonOut& j, const Source& s) {
     j.raw("{\"kind\": ");
     j.string(s.kind == Source::Kind::file  ? "file"
@@ -95,7 +111,8 @@ inline void source(JsonOut& j, const Source& s) {
 }
 
 /// The what-if a run was made with (--set; Trace::comparison): its changes, with the values
-/// before and after, so that --from can put the run before them back together.
+/// before and after, so that --from can put the run before them back together
+/// (json_whatif.cpp).
 void write_what_if(JsonOut& j, const Trace& trace);
 
-}  // namespace attn::json_text
+}  // namespace attn::json_out

@@ -3,7 +3,7 @@
 #include "attn/core/whatif.hpp"
 #include "json_out.hpp"
 
-namespace attn::json_text {
+namespace attn::json_out {
 
 void write_what_if(JsonOut& j, const Trace& t) {
     const Comparison& cmp = *t.comparison;
@@ -48,4 +48,4 @@ void write_what_if(JsonOut& j, const Trace& t) {
     j.raw("}");
 }
 
-}  // namespace attn::json_text
+}  // namespace attn::json_out

@@ -15,7 +15,7 @@
 namespace attn {
 namespace {
 
-constexpr std::size_t edge = 8;  // more rows or columns than 2·edge + 1 are elided
+constexpr std::size_t latex_edge = 8;  // more rows or columns than 2·latex_edge + 1 are elided
 
 std::string tex_text(std::string_view s) {
     return toolkit::latex_text(s);
@@ -25,8 +25,8 @@ std::string tex_math(const Formula& f) {
     return notation::formula(f, notation::Style::latex);
 }
 
-std::vector<std::optional<std::size_t>> shown(std::size_t n) {
-    return toolkit::shown_indices(n, edge, edge);
+std::vector<std::optional<std::size_t>> latex_shown(std::size_t n) {
+    return toolkit::shown_indices(n, latex_edge, latex_edge);
 }
 
 std::string labels(std::span<const std::string> all,
@@ -40,8 +40,9 @@ std::string labels(std::span<const std::string> all,
 
 }  // namespace
 
-std::string render_latex(const Trace& trace, const TextStyle& style) {
-    std::string out =
+void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink) {
+    toolkit::Spool out(sink);  // a step at a time, never the whole document
+    out +=
         "% attn explain --format latex: the walk-through, one bmatrix per step (needs amsmath)\n"
         "\\documentclass{article}\n\\usepackage{amsmath}\n\\usepackage[margin=2cm]{geometry}\n"
         // a wide matrix is elided to 8 + ⋯ + 2 columns (11), past amsmath's default of 10
@@ -54,15 +55,23 @@ std::string render_latex(const Trace& trace, const TextStyle& style) {
         const std::string head = step.head > 0 ? fmt::format("Head {}: ", step.head) : "";
         out += fmt::format("\n\\subsection*{{{}. {}{}}}\n", tex_text(step.number), tex_text(head),
                            tex_text(lesson::title(trace, step)));
+        // the notes computed from the numbers, as the text and Markdown show them: what the
+        // scaling did to the variance, what went wrong with a mistake shown on purpose, ...
+        const auto notes =
+            style.explanations ? lesson::notes(trace, step, style.precision) : lesson::Notes{};
         if (style.explanations) {
             out += tex_text(lesson::explanation(trace, step)) + "\n";
+            for (const auto& n : notes.before) {
+                out += "\n" + tex_text(n) + "\n";
+            }
         }
         if (step.kind == StepKind::tokens) {
             out += "\n" + toolkit::numbered_tokens(trace.tokens, tex_text) + "\n";
             continue;
         }
-        const auto rows = shown(step.shape.rows);
-        const auto cols = shown(step.shape.cols);
+        const auto rows = latex_shown(step.shape.rows);
+        const auto cols = latex_shown(step.shape.cols);
+        const auto numbers = table_numbers(step, style.precision);
         // an input's formula is its name: say it once
         out += "\\[\n" +
                (step.formula.is_symbol(step.symbol) ? std::string()
@@ -80,7 +89,7 @@ std::string render_latex(const Trace& trace, const TextStyle& style) {
                 } else if (step.kind == StepKind::mask) {
                     v = step.allowed(*r, *c) ? "1" : "0";
                 } else {
-                    v = format_number(step.value(*r, *c), style.precision, false);
+                    v = numbers.format(step.value(*r, *c), false);
                     v = v == "-inf" ? "-\\infty" : v;
                 }
                 line += (line.empty() ? "" : " & ") + v;
@@ -90,12 +99,19 @@ std::string render_latex(const Trace& trace, const TextStyle& style) {
         out += "\\end{bmatrix}\n\\]\n";
         out += fmt::format("Rows: {}. Columns: {}.\n", labels(step.row_labels, rows),
                            labels(step.col_labels, cols));
+        for (const auto& n : notes.after) {
+            out += "\n" + tex_text(n) + "\n";
+        }
     }
     for (const auto& w : lesson::warnings(trace)) {
         out += "\n\\paragraph{Warning.} " + tex_text(w) + "\n";
     }
     out += "\\end{document}\n";
-    return out;
+    out.flush();
+}
+
+std::string render_latex(const Trace& trace, const TextStyle& style) {
+    return toolkit::collect([&](const Sink& sink) { render_latex(trace, style, sink); });
 }
 
 }  // namespace attn

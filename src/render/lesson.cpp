@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 
 #include "attn/core/utf8.hpp"
 #include "attn/core/whatif.hpp"
+#include "narrative.hpp"
 #include "notation.hpp"
 
 namespace attn::lesson {
@@ -127,6 +129,16 @@ std::string join_indices(const std::vector<std::size_t>& indices) {
     return listed(indices);
 }
 
+bool all_one(const std::vector<double>& sums, const std::vector<std::size_t>& skip) {
+    for (std::size_t i = 0; i < sums.size(); ++i) {
+        if (std::find(skip.begin(), skip.end(), i) == skip.end() &&
+            std::abs(sums[i] - 1.0) > 1e-12) {
+            return false;
+        }
+    }
+    return true;
+}
+
 bool same_text(const Trace& t, const std::vector<std::size_t>& group) {
     return std::all_of(group.begin(), group.end(),
                        [&](std::size_t i) { return t.tokens[i] == t.tokens[group.front()]; });
@@ -214,7 +226,7 @@ std::string gpt2_tensor(const Trace& t, const Step& step) {
         case StepOp::residual:
         case StepOp::residual_attn:
         case StepOp::residual_mlp:
-            return gpt2_name(g.layer, "").substr(0, gpt2_name(g.layer, "").size() - 1);
+            return g.prefix + "h." + std::to_string(g.layer);
         case StepOp::mlp:
             return name("mlp");
         default:
@@ -287,12 +299,11 @@ std::vector<SummaryItem> summary_of_run(const Trace& t) {
              {}});
         lines.push_back(
             {"layer",
-             fmt::format("{} of {} (tensors {}{}.*); heads {}, counted from 1 as in the rest "
-                         "of attn",
-                         g.layer + 1, g.config.n_layer, g.prefix,
-                         gpt2_name(g.layer, "").substr(0, gpt2_name(g.layer, "").size() - 1),
-                         g.head ? fmt::format("{} shown in full, the others in brief", *g.head + 1)
-                                : fmt::format("all {}", g.config.n_head)),
+             fmt::format("{} of {} (tensors {}h.{}.*); {}; layers and heads counted from 1, "
+                         "as everywhere in attn",
+                         g.layer + 1, g.config.n_layer, g.prefix, g.layer,
+                         g.head ? fmt::format("head {} in full, the others in brief", *g.head + 1)
+                                : fmt::format("all {} heads side by side", g.config.n_head)),
              {}});
         return lines;
     }
@@ -302,13 +313,18 @@ std::vector<SummaryItem> summary_of_run(const Trace& t) {
                                      t.tokens.size(), t.tokens.size() == 1 ? "token" : "tokens"),
                          {}});
     } else {
-        lines.push_back({"sentence",
-                         fmt::format("\"{}\": {} {} ({}{})", sentence, t.tokens.size(),
-                                     t.tokens.size() == 1 ? "token" : "tokens",
-                                     c.tokenizer.mode == TokenMode::chars ? "characters"
-                                                                          : "words and punctuation",
-                                     c.tokenizer.lowercase ? ", lowercased" : ""),
-                         {}});
+        // the sentence's own tokens; the <pad> tokens after them are not words of it
+        const std::size_t own = t.tokens.size() - c.n_pad;
+        lines.push_back(
+            {"sentence",
+             fmt::format(
+                 "\"{}\": {} {} ({}{}){}", sentence, own, own == 1 ? "token" : "tokens",
+                 c.tokenizer.mode == TokenMode::chars ? "characters" : "words and punctuation",
+                 c.tokenizer.lowercase ? ", lowercased" : "",
+                 c.n_pad == 0
+                     ? ""
+                     : fmt::format(", padded with {} <pad> to {}", c.n_pad, t.tokens.size())),
+             {}});
     }
     if (t.qkv_given) {  // no embeddings, no weights: nothing is seeded
         lines.push_back(
@@ -386,15 +402,32 @@ std::vector<std::string> warnings(const Trace& t) {
             row, quoted(t.tokens[row])));
     }
     for (std::size_t col : head.empty_columns) {
+        // named by the key, not by "column": in the column layout a key is a row
         out.push_back(fmt::format(
-            "column {} (key {}) of the attention weights has every query masked: a softmax "
-            "over that column is undefined, so attn gives it zero weights",
+            "key {} ({}) is masked for every query: the softmax over that key's weights is "
+            "undefined, so attn gives it zero weights",
             col, quoted(t.tokens[col])));
     }
     if (head.all_masked) {
         out.emplace_back(
             "every cell of the attention weights is masked: a softmax over the whole matrix is "
             "undefined, so attn gives every cell a weight of zero");
+    }
+    for (const Head& h : t.heads) {
+        const std::size_t n = underflowed_scores(t, h);
+        if (n == 0) {
+            continue;
+        }
+        out.push_back(fmt::format(
+            "{} of the scores{} are dot products of vectors so short (|q| · |k| below 2e-292) "
+            "that a double cannot hold them with full precision: they are stored as 0 or with "
+            "few correct digits, and the scores, their variance and the worked sums show those "
+            "stored values{}",
+            n == h.scores.size() ? "all" : std::to_string(n),
+            t.heads.size() > 1 ? fmt::format(" of head {}", h.index + 1) : std::string(),
+            t.rule.arith == Arith::exact
+                ? "; the weights are still right, since e^s is 1 for any s that small"
+                : ""));
     }
     return out;
 }

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attn/core/trace.hpp"
@@ -82,10 +83,26 @@ std::string quoted(const std::string& token);
 
 // Helpers for the prose of lesson.cpp, explanations.cpp and narrative.cpp.
 
+/// A token's vector is a "row" of X, Q, K, V, A, ... or, in the column layout, a "column";
+/// the other axis is the dimensions' (or, in A, the keys').
+struct Axis {
+    bool columns = false;
+    [[nodiscard]] std::string_view one() const { return columns ? "column" : "row"; }
+    [[nodiscard]] std::string_view One() const { return columns ? "Column" : "Row"; }
+    [[nodiscard]] std::string_view many() const { return columns ? "columns" : "rows"; }
+    [[nodiscard]] std::string_view Many() const { return columns ? "Columns" : "Rows"; }
+    /// The other axis: "column" in the row layout, "row" in the column layout.
+    [[nodiscard]] std::string_view other() const { return columns ? "row" : "column"; }
+    [[nodiscard]] std::string_view others() const { return columns ? "rows" : "columns"; }
+};
+
 /// "0, 4 and 9"; a long list is cut: "0, 229, 245, 261, 551, … (14 in all)".
 std::string join_indices(const std::vector<std::size_t>& indices);
 /// "a, b and c"; past six items: "a, b, c, d, e and 12 more".
 std::string join_list(const std::vector<std::string>& items);
+/// Whether every sum in `sums` is 1 (to the last few bits), leaving out the indices in `skip`
+/// (queries with every key masked, which have no weights).
+bool all_one(const std::vector<double>& sums, const std::vector<std::size_t>& skip);
 /// Whether every token of `group` has the same text.
 bool same_text(const Trace& trace, const std::vector<std::size_t>& group);
 /// Whether `groups` has `group`.

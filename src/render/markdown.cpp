@@ -14,27 +14,29 @@
 namespace attn {
 namespace {
 
-constexpr std::size_t edge = 10;  // more rows or columns than 2·edge + 1 are elided
+constexpr std::size_t markdown_edge =
+    10;  // more rows or columns than 2·markdown_edge + 1 are elided
 
 std::string md(std::string_view raw) {
     return toolkit::markdown(raw);
 }
 
-std::vector<std::optional<std::size_t>> shown(std::size_t n) {
-    return toolkit::shown_indices(n, edge, edge);
+std::vector<std::optional<std::size_t>> markdown_shown(std::size_t n) {
+    return toolkit::shown_indices(n, markdown_edge, markdown_edge);
 }
 
-std::string cell(const Step& s, std::size_t r, std::size_t c, int precision) {
+std::string cell(const Step& s, std::size_t r, std::size_t c, const TableNumbers& numbers) {
     if (s.kind == StepKind::mask) {
         return s.allowed(r, c) ? "1" : "0";
     }
-    return format_number(s.value(r, c), precision, true);
+    return numbers.format(s.value(r, c), true);
 }
 
 }  // namespace
 
-std::string render_markdown(const Trace& trace, const TextStyle& style) {
-    std::string out = "# Self-attention, step by step\n\n";
+void render_markdown(const Trace& trace, const TextStyle& style, const Sink& sink) {
+    toolkit::Spool out(sink);  // a step at a time, never the whole walk-through
+    out += "# Self-attention, step by step\n\n";
     // "- **sentence**: ..."; its further sentences continue the item
     out += lesson::summary_list(trace, md, "- **", "**: ");
     for (const Step* step_ptr : toolkit::visible_steps(trace, style.steps)) {
@@ -55,9 +57,10 @@ std::string render_markdown(const Trace& trace, const TextStyle& style) {
             out += toolkit::numbered_tokens(trace.tokens, md) + "\n";
             continue;
         }
-        const auto rows = shown(step.shape.rows);
-        const auto cols = shown(step.shape.cols);
+        const auto rows = markdown_shown(step.shape.rows);
+        const auto cols = markdown_shown(step.shape.cols);
         const bool sums = step.kind == StepKind::attention;
+        const auto numbers = table_numbers(step, style.precision);
         const auto row_sums_of = sums ? row_sums(*step.matrix) : std::vector<double>{};
         out += "| |";
         for (const auto& c : cols) {
@@ -79,7 +82,7 @@ std::string render_markdown(const Trace& trace, const TextStyle& style) {
             }
             out += "| **" + md(step.row_labels[*r]) + "** |";
             for (const auto& c : cols) {
-                out += " " + (c ? cell(step, *r, *c, style.precision) : std::string("…")) + " |";
+                out += " " + (c ? cell(step, *r, *c, numbers) : std::string("…")) + " |";
             }
             if (sums) {
                 out += " " + format_number(row_sums_of[*r], style.precision, true) + " |";
@@ -98,7 +101,11 @@ std::string render_markdown(const Trace& trace, const TextStyle& style) {
     for (const auto& w : lesson::warnings(trace)) {
         out += "\n**Warning:** " + md(w) + "\n";
     }
-    return out;
+    out.flush();
+}
+
+std::string render_markdown(const Trace& trace, const TextStyle& style) {
+    return toolkit::collect([&](const Sink& sink) { render_markdown(trace, style, sink); });
 }
 
 }  // namespace attn

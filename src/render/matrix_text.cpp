@@ -15,7 +15,7 @@ namespace attn::text {
 namespace {
 
 constexpr std::size_t max_label_width = 16;     // row labels: longer tokens are cut with "…"
-constexpr std::size_t max_col_label_width = 8;  // longer column labels are cut to fit
+constexpr std::size_t max_col_label_width = 8;  // cut to this when they would split a matrix
 constexpr std::size_t max_blocks = 4;           // wider matrices are elided instead of split
 
 using toolkit::pad_left;
@@ -24,20 +24,6 @@ using toolkit::repeat;
 
 std::vector<std::optional<std::size_t>> pick(std::size_t n, std::size_t head, std::size_t tail) {
     return toolkit::shown_indices(n, head, tail);
-}
-
-// The heatmap's colours (toolkit::heat: white for 0 to deep blue for 1), with black text on
-// the light half and white text on the dark half. 24-bit colour where the terminal says it
-// has it (COLORTERM), else the nearest of the 256-colour palette's 6×6×6 cube.
-std::string heat_code(double w, int depth) {
-    const auto [r, g, b] = toolkit::heat(w);
-    const bool light_text = toolkit::light_text_on(w);
-    if (depth == 24) {
-        return fmt::format("48;2;{};{};{};38;2;{}", r, g, b, light_text ? "255;255;255" : "0;0;0");
-    }
-    const auto level = [](int c) { return static_cast<int>(std::lround(c / 255.0 * 5.0)); };
-    return fmt::format("48;5;{};38;5;{}", 16 + 36 * level(r) + 6 * level(g) + level(b),
-                       light_text ? 231 : 16);
 }
 
 // Without colour but with Unicode: a shade glyph beside each weight, ░ ▒ ▓ █.
@@ -81,15 +67,14 @@ class MatrixPrinter {
         const std::size_t edge =
             std::max<std::size_t>(1, std::min<std::size_t>(10, style.max_rows / 2));
         rows_ = n_rows > style.max_rows ? pick(n_rows, edge, edge) : pick(n_rows, n_rows, 0);
-        // a matrix of whole numbers (the integer examples, --arith hand) prints without decimals
-        precision_ = style.precision;
-        const auto whole = [](const Step* s) {
-            return s == nullptr ||
-                   std::all_of(s->matrix->data().begin(), s->matrix->data().end(),
-                               [](double x) { return std::isinf(x) || is_whole(x); });
-        };
-        if (step_.kind == StepKind::matrix && whole(&step_) && whole(before_)) {
-            precision_ = 0;  // (and the values before, printed under the changed ones)
+        // whole numbers without decimals, tiny ones in scientific notation (table_numbers); a
+        // what-if's values before, printed under the changed ones, in the same notation: the
+        // more precise of the two runs'
+        numbers_ = table_numbers(step_, style.precision);
+        if (before_ != nullptr) {
+            const TableNumbers was = table_numbers(*before_, style.precision);
+            numbers_.precision = std::max(numbers_.precision, was.precision);
+            numbers_.scientific = numbers_.scientific && was.scientific;
         }
 
         // one width for every cell, so columns line up across blocks
@@ -111,9 +96,12 @@ class MatrixPrinter {
             cell_w_ += shaded_ ? 1 : 0;  // the shade glyph after the number
         }
         const std::size_t number_w = cell_w_;
+        std::size_t label_max = 0;  // the longest column label, up to the row labels' limit
         for (const auto& label : step_.col_labels) {
-            cell_w_ = std::max(cell_w_, std::min(toolkit::width_of(label), max_col_label_width));
+            label_max = std::max(
+                label_max, std::min(toolkit::width_of(toolkit::terminal(label)), max_label_width));
         }
+        cell_w_ = std::max(cell_w_, std::min(label_max, max_col_label_width));
         label_w_ = 1;
         for (const auto& r : rows_) {
             if (r) {
@@ -141,6 +129,15 @@ class MatrixPrinter {
             if (n_cols > n_fit) {
                 cell_w_ = wide;  // it does not fit either way: keep the readable labels
                 n_fit = fit();
+            }
+        }
+        // then the labels as wide as the space allows: as many columns on a line, wider
+        const std::size_t per_line = std::min(n_cols, n_fit);
+        while (cell_w_ < label_max) {
+            ++cell_w_;
+            if (fit() < per_line) {
+                --cell_w_;
+                break;
             }
         }
         if (n_cols <= n_fit) {
@@ -179,6 +176,9 @@ class MatrixPrinter {
         if (is_attention()) {
             legend();
         }
+        if (is_attention() && elided_) {
+            print_overview(w_, step_);
+        }
     }
 
   private:
@@ -190,11 +190,12 @@ class MatrixPrinter {
         if (style.color) {
             std::string line = "  weight";
             for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-                line += " " + w_.paint(fmt::format(" {:.2f} ", v), heat_code(v, style.color_depth));
+                line += " " + w_.paint(fmt::format(" {:.2f} ", v),
+                                       toolkit::heat_sgr(v, style.color_depth, style.theme));
             }
             w_.line(line);
         } else if (style.unicode) {
-            w_.line("  shade: ░ from 0.125, ▒ from 0.375, ▓ from 0.625, █ from 0.875");
+            w_.paragraph("shade: ░ from 0.125, ▒ from 0.375, ▓ from 0.625, █ from 0.875", "  ");
         }
     }
     // The row layout has a Σ column; the column layout, where each query is a column, a Σ row.
@@ -208,7 +209,7 @@ class MatrixPrinter {
         if (step_.kind == StepKind::mask) {
             return step_.allowed(r, c) ? "1" : "0";
         }
-        return format_number(step_.value(r, c), precision_, w_.style().unicode);
+        return numbers_.format(step_.value(r, c), w_.style().unicode);
     }
 
     // A what-if: whether the shown cell differs from the run before, and its value there.
@@ -225,7 +226,7 @@ class MatrixPrinter {
         if (step_.kind == StepKind::mask) {
             return before_->allowed(r, c) ? "1" : "0";
         }
-        return format_number(before_->value(r, c), precision_, w_.style().unicode);
+        return numbers_.format(before_->value(r, c), w_.style().unicode);
     }
     [[nodiscard]] static std::string was_label() { return "was"; }
 
@@ -249,7 +250,8 @@ class MatrixPrinter {
             return w_.paint(s, "1");  // bold: the number that changed
         }
         if (is_attention()) {
-            return w_.paint(s, heat_code(step_.value(r, c), w_.style().color_depth));
+            return w_.paint(
+                s, toolkit::heat_sgr(step_.value(r, c), w_.style().color_depth, w_.style().theme));
         }
         if (step_.kind == StepKind::matrix && std::isinf(step_.value(r, c))) {
             return w_.paint(s, "2");
@@ -295,9 +297,8 @@ class MatrixPrinter {
             rule += boundary(cols[i], i) ? repeat(dash, 1) + cross : "";
             rule += repeat(dash, cell_w_ + 2);
         }
-        rule += dash;
         if (sums) {
-            rule += cross + repeat(dash, cell_w_ + 2);
+            rule += dash + cross + repeat(dash, cell_w_ + 2);  // under " │  Σ"
         }
         w_.line(rule);
         for (const auto& r : rows_) {
@@ -346,7 +347,7 @@ class MatrixPrinter {
                                                     : h_ellipsis,
                                             cell_w_);
             }
-            w_.line(under + dash);
+            w_.line(under);
             w_.line(sum_line);
         }
     }
@@ -383,7 +384,7 @@ class MatrixPrinter {
     const Step& step_;
     const Step* before_ = nullptr;  // a what-if's: the same step before, of the same shape
     std::vector<double> sums_;
-    int precision_ = 4;
+    TableNumbers numbers_;
     bool shaded_ = false;  // a shade glyph after each weight: one more column per cell
     std::vector<std::optional<std::size_t>> rows_;
     std::size_t cell_w_ = 1;

@@ -12,4 +12,9 @@ namespace attn::text {
 /// that differ are marked * and a line 'was' under each such row holds their old values.
 void print_matrix(Writer& w, const Step& step, const Step* before = nullptr);
 
+/// Attention weights too many for the table (overview_text.cpp): every weight as one shaded
+/// character, or blocks of them averaged to fit the width, each query shaded against its own
+/// largest weight, with a ruler of key indices and the legend.
+void print_overview(Writer& w, const Step& step);
+
 }  // namespace attn::text

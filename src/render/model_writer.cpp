@@ -8,55 +8,27 @@
 #include "json_layout.hpp"
 
 namespace attn {
-namespace {
-
 using json_layout::Json;
-
-Json row(std::span<const double> values) {
-    Json out = Json::array();
-    for (const double v : values) {
-        out.push_back(v);
-    }
-    return out;
-}
-
-Json matrix(const Matrix& m) {
-    Json rows = Json::array();
-    for (std::size_t r = 0; r < m.rows(); ++r) {
-        rows.push_back(row(m.row(r)));
-    }
-    return rows;
-}
-
-}  // namespace
+using json_layout::matrix;
 
 std::string render_model_file(const Input& in, const Config& c, std::string_view command) {
-    Json vectors = Json::object();
-    for (std::size_t i = 0; i < in.tokens.size(); ++i) {
-        if (!vectors.contains(in.tokens[i])) {  // a repeated token has one vector
-            vectors[in.tokens[i]] = row(in.x.row(i));
-        }
+    Json vectors = json_layout::vectors(in.tokens, in.x);
+    Json weights = json_layout::weights(in.weights, c.n_heads);
+    Json model = {{"schema", "attn.model"},
+                  {"description", in.description.empty() ? "A starter lesson with seeded numbers"
+                                                         : in.description},
+                  {"sentence", in.sentence},
+                  {"mask", to_string(c.mask)},
+                  {"tokenizer",
+                   {{"mode", to_string(c.tokenizer.mode)}, {"lowercase", c.tokenizer.lowercase}}}};
+    // a table of positions (learned by attn train) goes in the file; sinusoidal is a word
+    if (c.positions == PositionKind::file && !in.positions.empty()) {
+        model["positions"] = matrix(in.positions);
+    } else if (c.positions == PositionKind::sinusoidal) {
+        model["positions"] = "sinusoidal";
     }
-    Json weights = Json::object();
-    if (c.n_heads > 1) {
-        weights["heads"] = c.n_heads;
-    }
-    weights["W_Q"] = matrix(in.weights.w_q);
-    weights["W_K"] = matrix(in.weights.w_k);
-    weights["W_V"] = matrix(in.weights.w_v);
-    if (!in.weights.w_o.empty()) {
-        weights["W_O"] = matrix(in.weights.w_o);
-    }
-    const Json model = {
-        {"schema", "attn.model"},
-        {"description",
-         in.description.empty() ? "A starter lesson with seeded numbers" : in.description},
-        {"sentence", in.sentence},
-        {"mask", to_string(c.mask)},
-        {"tokenizer",
-         {{"mode", to_string(c.tokenizer.mode)}, {"lowercase", c.tokenizer.lowercase}}},
-        {"embeddings", {{"case_insensitive", false}, {"vectors", std::move(vectors)}}},
-        {"weights", std::move(weights)}};
+    model["embeddings"] = {{"case_insensitive", false}, {"vectors", std::move(vectors)}};
+    model["weights"] = std::move(weights);
 
     const std::string_view k_width = c.n_heads > 1 ? "(heads·d_k)" : "d_k";
     const std::string_view v_width = c.n_heads > 1 ? "(heads·d_v)" : "d_v";
@@ -77,7 +49,11 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
         {"/weights/W_V",
          fmt::format("W_V: d_model × {} = {} × {}", v_width, c.d_model, c.n_heads * c.d_v)},
         {"/weights/W_O", fmt::format("W_O: (heads·d_v) × d_model = {} × {}; mixes the heads",
-                                     in.weights.w_o.rows(), in.weights.w_o.cols())}};
+                                     in.weights.w_o.rows(), in.weights.w_o.cols())},
+        {"/positions",
+         fmt::format("one row of d_model = {} numbers per position, added to the embeddings "
+                     "(X′ = X + P); a sentence may have up to {} tokens",
+                     c.d_model, in.positions.rows())}};
 
     std::string out;
     out += "// An attn model file: the numbers of one lesson, ready to edit.\n";

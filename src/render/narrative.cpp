@@ -22,20 +22,16 @@ bool repeated(const Trace& t, std::size_t i) {
     return std::count(t.tokens.begin(), t.tokens.end(), t.tokens[i]) > 1;
 }
 
-// A token as prose names it, with its index when the sentence has it more than once.
-std::string token_name(const Trace& t, std::size_t i) {
-    return repeated(t, i) ? fmt::format("{} (token {})", quoted(t.tokens[i]), i)
-                          : quoted(t.tokens[i]);
-}
-
 // V[book], or V[the#4] for a repeated token.
 std::string value_name(const Trace& t, std::size_t i) {
     return repeated(t, i) ? fmt::format("V[{}#{}]", t.tokens[i], i)
                           : fmt::format("V[{}]", t.tokens[i]);
 }
 
-// "The new vector for 'book' is 0.43 of V[This] + 0.31 of V[is] + 0.26 of V[book]."
-std::string contributions(const Trace& t, const Head& head, std::size_t row) {
+// "The new vector for 'book' is 0.4300 of V[This] + 0.3100 of V[is] + 0.2600 of V[book]."
+// The weights are written at the walk-through's precision, as the matrix above shows them, so
+// that the sentence never rounds a shown 0.3750 differently from it.
+std::string contributions(const Trace& t, const Head& head, std::size_t row, int precision) {
     const auto weights = head.attention.row(row);
     std::vector<std::size_t> order(weights.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -55,10 +51,11 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row) {
         }
         if (n_shown < shown) {
             out += fmt::format("{}{} of {}", n_shown > 0 ? " + " : "",
-                               format_number(weights[j], 2, true), value_name(t, j));
+                               format_number(weights[j], precision, true), value_name(t, j));
             ++n_shown;
         } else {
-            rest += weights[j];
+            // as the table shows it, so that the rest adds up the table's own digits
+            rest += std::round(weights[j] * std::pow(10.0, precision)) / std::pow(10.0, precision);
             ++n_rest;
         }
     }
@@ -67,8 +64,8 @@ std::string contributions(const Trace& t, const Head& head, std::size_t row) {
                " is all zeros: every key is masked for it.";
     }
     if (n_rest > 0) {
-        out += fmt::format(" + {} spread over the other {} tokens", format_number(rest, 2, true),
-                           n_rest);
+        out += fmt::format(" + {} spread over the other {} tokens",
+                           format_number(rest, precision, true), n_rest);
     }
     return out + ".";
 }
@@ -81,11 +78,12 @@ std::string lead_in(std::string_view lead, std::string sentence) {
     return std::string(lead) + sentence;
 }
 
-void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead) {
+void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead, Axis axis,
+             int precision) {
     constexpr std::size_t all_rows_up_to = 6;
     if (t.tokens.size() <= all_rows_up_to) {
         for (std::size_t i = 0; i < t.tokens.size(); ++i) {
-            n.after.push_back(lead_in(lead, contributions(t, head, i)));
+            n.after.push_back(lead_in(lead, contributions(t, head, i, precision)));
         }
         return;
     }
@@ -100,11 +98,11 @@ void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead) 
             focused = i;
         }
     }
-    n.after.push_back(lead_in(lead, contributions(t, head, focused)));
+    n.after.push_back(lead_in(lead, contributions(t, head, focused, precision)));
     n.after.push_back(fmt::format(
-        "(That is the row with the most focused attention; every row reads the same way, and "
-        "the JSON dump, --json, has all {} of them.)",
-        t.tokens.size()));
+        "(That is the {0} with the most focused attention; every {0} reads the same way, and "
+        "the JSON dump, --json, has all {1} of them.)",
+        axis.one(), t.tokens.size()));
 }
 
 // Whether the mask lets the copies in `group` see different tokens.
@@ -122,7 +120,7 @@ bool mask_differs(const Trace& t, const std::vector<std::size_t>& group) {
     return false;
 }
 
-// Whether every token some copy in `group` may see has one and the same row of the input
+// Whether every token some copy in `group` may see has one and the same vector of the input
 // (X′, or X): then each copy's output is that row's value vector, whatever its weights.
 bool sees_one_vector(const Trace& t, const std::vector<std::size_t>& group) {
     const Matrix& x = t.x_in;
@@ -144,38 +142,38 @@ bool sees_one_vector(const Trace& t, const std::vector<std::size_t>& group) {
 
 // Why copies of a token got identical or different outputs, from what differs between them:
 // their rows of X′ (positions) and their rows of the mask (what each may see).
-void repeated_tokens(const Trace& t, Notes& n) {
+void repeated_tokens(const Trace& t, Notes& n, Axis axis) {
+    const std::string x = t.positions.empty() ? "X" : "X′";
+    const std::string row_of_x = fmt::format("{} of {}", axis.one(), x);
     std::vector<std::string> same;
-    std::vector<std::string> different;
-    std::vector<std::string> reasons;
-    bool by_positions = false;
-    bool by_mask = false;
+    // the copies whose outputs differ, by the reasons they differ (one sentence per set of
+    // reasons: the positions may separate one token's copies and the mask another's)
+    std::vector<std::pair<std::string, std::vector<std::string>>> different;
+    const auto identical = [&](const std::vector<std::size_t>& group, std::string name) {
+        if (!mask_differs(t, group)) {
+            same.push_back(std::move(name));
+            return;
+        }
+        // the mask lets them see different tokens, and yet the outputs are equal
+        n.after.push_back(
+            fmt::format("Identical outputs for {}, although the mask lets each copy see different "
+                        "tokens: {}.",
+                        name,
+                        sees_one_vector(t, group)
+                            ? fmt::format("every token they may see has the same {}, so each "
+                                          "output is that {}'s value vector, whatever the weights",
+                                          row_of_x, axis.one())
+                            : std::string("the tokens one copy sees and another does not change "
+                                          "nothing in the output here")));
+    };
     for (const auto& group : t.identical_embeddings) {
         if (!same_text(t, group)) {
             continue;
         }
         auto name =
             fmt::format("{} (tokens {})", quoted(t.tokens[group.front()]), join_indices(group));
-        if (contains(t.identical_outputs, group)) {
-            if (!mask_differs(t, group)) {
-                same.push_back(std::move(name));
-            } else {
-                // the mask lets them see different tokens, and yet the outputs are equal
-                n.after.push_back(fmt::format(
-                    "Identical outputs for {}, although the mask lets each copy see different "
-                    "tokens: {}.",
-                    name,
-                    sees_one_vector(t, group)
-                        ? "every token they may see has the same row of " +
-                              std::string(t.positions.empty() ? "X" : "X′") +
-                              ", so each output is that row's value vector, whatever the "
-                              "weights"
-                        : std::string("the tokens one copy sees and another does not change "
-                                      "nothing in the output here")));
-            }
-            continue;
-        }
-        // some copies may still end equal: name them, and the rest, each with its reason
+        // the copies that end equal: every one (their outputs may also equal other tokens'),
+        // some, or none
         std::vector<std::size_t> equal;
         for (const auto& outputs : t.identical_outputs) {
             std::vector<std::size_t> both;
@@ -186,15 +184,18 @@ void repeated_tokens(const Trace& t, Notes& n) {
                 break;
             }
         }
+        if (contains(t.identical_outputs, group) || equal.size() == group.size()) {
+            identical(group, std::move(name));
+            continue;
+        }
         if (!equal.empty()) {
             std::vector<std::size_t> rest;
             std::set_difference(group.begin(), group.end(), equal.begin(), equal.end(),
                                 std::back_inserter(rest));
-            const std::string x = t.positions.empty() ? "X" : "X′";
             std::vector<std::string> why_rest;
             if (!contains(t.identical_inputs, group)) {
-                why_rest.emplace_back("the positional encodings give each copy its own row of " +
-                                      x);
+                why_rest.emplace_back("the positional encodings give each copy its own " +
+                                      row_of_x);
             }
             if (mask_differs(t, group)) {
                 why_rest.emplace_back("the mask lets the copies see different tokens");
@@ -204,10 +205,11 @@ void repeated_tokens(const Trace& t, Notes& n) {
                 "{} end with identical outputs ({}), and {} {} {}{}.",
                 quoted(t.tokens[group.front()]), join_indices(group), join_indices(equal),
                 !mask_differs(t, equal) && contains(t.identical_inputs, equal)
-                    ? "the same row of " + x + " and the same tokens to attend to"
+                    ? "the same " + row_of_x + " and the same tokens to attend to"
                 : sees_one_vector(t, equal)
-                    ? "every token they may see has the same row of " + x +
-                          ", so each output is that row's value vector, whatever the weights"
+                    ? fmt::format("every token they may see has the same {}, so each output "
+                                  "is that {}'s value vector, whatever the weights",
+                                  row_of_x, axis.one())
                     : std::string("what one sees and another does not changes nothing here"),
                 rest.size() == 1 ? "token" : "tokens", join_indices(rest),
                 rest.size() == 1 ? "ends with a different output"
@@ -215,144 +217,52 @@ void repeated_tokens(const Trace& t, Notes& n) {
                 why_rest.empty() ? "" : ": " + join_list(why_rest)));
             continue;
         }
-        different.push_back(std::move(name));
-        by_positions = by_positions || !contains(t.identical_inputs, group);
-        by_mask = by_mask || mask_differs(t, group);
+        std::vector<std::string> reasons;
+        if (!contains(t.identical_inputs, group)) {
+            reasons.emplace_back("the positional encodings gave each copy its own " + row_of_x);
+        }
+        if (mask_differs(t, group)) {
+            reasons.emplace_back("the mask lets each copy see different tokens");
+        }
+        if (reasons.empty()) {
+            continue;
+        }
+        const std::string why = join_list(reasons);
+        auto it = std::find_if(different.begin(), different.end(),
+                               [&](const auto& d) { return d.first == why; });
+        if (it == different.end()) {
+            different.emplace_back(why, std::vector<std::string>{});
+            it = std::prev(different.end());
+        }
+        it->second.push_back(std::move(name));
     }
     if (!same.empty()) {
         n.after.push_back(fmt::format(
-            "Identical outputs for {}: the copies have the same row of {} and may attend to the "
+            "Identical outputs for {}: the copies have the same {} and may attend to the "
             "same tokens, so attention cannot tell them apart.",
-            join_list(same), t.positions.empty() ? "X" : "X′"));
+            join_list(same), row_of_x));
     }
-    if (by_positions) {
-        reasons.emplace_back("the positional encodings gave each copy its own row of X′");
-    }
-    if (by_mask) {
-        reasons.emplace_back("the mask lets each copy see different tokens");
-    }
-    if (!different.empty() && !reasons.empty()) {
+    for (const auto& [why, names] : different) {
         n.after.push_back(fmt::format(
             "Different outputs for {}, although the copies start from identical embeddings: {}.",
-            join_list(different), join_list(reasons)));
+            join_list(names), why));
     }
-}
-
-void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int precision,
-                  Notes& n) {
-    const auto num = [precision](double x) { return format_number(x, precision, true); };
-    const WeightsRule& rule = t.rule;
-    const double sqrt_d_k = std::sqrt(static_cast<double>(t.config.d_k));
-    if (!rule.scales() && t.config.d_k == 1) {
-        n.before.emplace_back(
-            "Here d_k = 1: scaling would divide by √d_k = 1 and change nothing, so leaving it "
-            "out makes no difference in this run.");
-        return;
-    }
-    if (!rule.scales()) {
-        n.before.push_back(fmt::format(
-            "Here d_k = {}: scaling would divide by √d_k = {}. The variance of the scores stays "
-            "{} instead of falling to {}.",
-            t.config.d_k, num(sqrt_d_k), num(head.variance_scores),
-            num(head.variance_scores / static_cast<double>(t.config.d_k))));
-        return;
-    }
-    if (rule.arith == Arith::hand) {
-        if (rule.scale_by == ScaleBy::d_model) {
-            n.before.push_back(fmt::format(
-                "Here d_model = {}: exactly, the scores would be divided by √d_model = {}; by "
-                "hand, by {} and rounded down. The rule divides by √d_k = {} (d_k = {}), the "
-                "width of the queries and keys: dividing by √d_model is a mistake a tutorial "
-                "makes, shown on purpose.",
-                t.config.d_model, num(rule.sqrt_width()), static_cast<int>(rule.divisor()),
-                num(sqrt_d_k), t.config.d_k));
-            return;
-        }
-        n.before.push_back(fmt::format(
-            "Here d_k = {}: exactly, the scores would be divided by √d_k = {}; by hand, by {} "
-            "and rounded down.",
-            t.config.d_k, num(rule.sqrt_width()), static_cast<int>(rule.divisor())));
-        return;
-    }
-    const std::string width = rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k";
-    if (head.scores.size() < 2) {
-        n.before.push_back(fmt::format(
-            "Here {} = {}, so √{} = {}. (With a single score there is no spread to measure; try "
-            "a longer sentence to see the variance shrink.)",
-            width, rule.scale_width, width, num(rule.sqrt_width())));
-        return;
-    }
-    const double after = head.variance_scaled;
-    const bool near_one = after >= 0.5 && after <= 2.0;
-    n.before.push_back(fmt::format(
-        "Here {0} = {1}, so √{0} = {2}. Scaling divides the variance of the scores by {0} "
-        "exactly: from {3} (S{4}) to {5} (S′{4}), {6}",
-        width, rule.scale_width, num(rule.sqrt_width()), num(head.variance_scores), sub, num(after),
-        rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
-            ? fmt::format("{}: the same as dividing by √d_k, because here d_model = d_k.",
-                          near_one ? "close to 1" : "not close to 1")
-        : rule.scale_by == ScaleBy::d_model
-            ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give {}: the "
-                          "scores here are {} times {} than they should be.",
-                          near_one ? "close to 1" : "not close to 1", num(sqrt_d_k),
-                          num(head.variance_scores / static_cast<double>(t.config.d_k)),
-                          num(t.config.d_model > t.config.d_k ? rule.sqrt_width() / sqrt_d_k
-                                                              : sqrt_d_k / rule.sqrt_width()),
-                          t.config.d_model > t.config.d_k ? "smaller" : "larger")
-        : near_one
-            ? "close to 1."
-            : fmt::format("which is not close to 1: \"about 1\" is what scaling gives on average "
-                          "for queries and keys with independent entries of mean 0 and variance "
-                          "1, and it does not rescale each run. Here the entries of Q{} have "
-                          "variance {} and those of K{} {}, and there are {} scores.",
-                          sub, num(head.variance_q), sub, num(head.variance_k),
-                          head.scores.size())));
-}
-
-// A dot product is not a cosine: the largest score a query may use, taken apart.
-void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
-    std::size_t bi = 0;
-    std::size_t bj = 0;
-    bool found = false;
-    for (std::size_t i = 0; i < head.scores.rows(); ++i) {
-        for (std::size_t j = 0; j < head.scores.cols(); ++j) {
-            if (t.mask && !t.mask->allowed(i, j)) {
-                continue;
-            }
-            if (!found || head.scores(i, j) > head.scores(bi, bj)) {
-                bi = i;
-                bj = j;
-                found = true;
-            }
-        }
-    }
-    if (!found) {
-        return;
-    }
-    const auto num = [precision](double x) { return format_tidy(x, precision, true); };
-    const double qn = head.q_norms[bi];
-    const double kn = head.k_norms[bj];
-    if (qn == 0.0 || kn == 0.0) {  // a zero vector: its length is 0 and its angle undefined
-        n.after.push_back(fmt::format(
-            "For example, the largest score{} is query {} against key {}: {}, because the {} is "
-            "all zeros: its length is 0, so its dot product with anything is 0 whatever the "
-            "angle. The lengths of the vectors count as much as the angle between them.",
-            t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
-            num(head.scores(bi, bj)), qn == 0.0 ? "query" : "key"));
-        return;
-    }
-    n.after.push_back(fmt::format(
-        "For example, the largest score{} is query {} against key {}: {} = |q| · |k| · "
-        "cos\u00A0θ = {} · {} · {}. The lengths of the vectors count as much as the angle "
-        "between them.",
-        t.mask ? " the mask allows" : "", quoted(t.tokens[bi]), quoted(t.tokens[bj]),
-        num(head.scores(bi, bj)), num(qn), num(kn), num(head.scores(bi, bj) / (qn * kn))));
 }
 
 }  // namespace
 
-Notes notes(const Trace& t, const Step& step, int precision) {
+std::string token_name(const Trace& t, std::size_t i) {
+    return repeated(t, i) ? fmt::format("{} (token {})", quoted(t.tokens[i]), i)
+                          : quoted(t.tokens[i]);
+}
+
+Notes notes(const Trace& t, const Step& step, int shown_precision) {
+    // Sentences quote numbers with at least prose_digits decimals, whatever --precision the
+    // tables use: with 0 or 1, "√d_k = 2" or "3 = 2 · 3 · 1" would be arithmetic a student
+    // cannot follow, and "1 times smaller" no comparison at all.
+    const int precision = std::max(shown_precision, prose_digits);
     Notes n;
+    const Axis axis{step.transposed};
     const Head& head = head_of(t, step);
     const std::string sub = step.head > 0 ? "_" + std::to_string(step.head) : "";
     switch (step.op) {
@@ -366,15 +276,15 @@ Notes notes(const Trace& t, const Step& step, int precision) {
                                                   join_indices(group)));
                 } else {
                     n.after.push_back(
-                        fmt::format("Rows {} of X are identical.", join_indices(group)));
+                        fmt::format("{} {} of X are identical.", axis.Many(), join_indices(group)));
                 }
             }
             if (!repeats.empty()) {
                 n.after.push_back(fmt::format(
-                    "{} {}: each copy has the same row of X, because an embedding depends only "
+                    "{} {}: each copy has the same {} of X, because an embedding depends only "
                     "on the token's text. {}",
                     repeats.size() == 1 ? "A repeated token," : "Repeated tokens,",
-                    join_list(repeats),
+                    join_list(repeats), axis.one(),
                     !t.positions.empty() ? "The positional encodings, added next, tell the "
                                            "copies apart."
                     : mask_tells ? "Nothing in X tells the copies apart; only the mask can, by "
@@ -393,8 +303,10 @@ Notes notes(const Trace& t, const Step& step, int precision) {
                         "The copies of {} (tokens {}) {}.", quoted(t.tokens[group.front()]),
                         join_indices(group),
                         contains(t.identical_inputs, group)
-                            ? "still have identical rows: their positions are the same vector"
-                            : "now have different rows"));
+                            ? fmt::format("still have identical {}: their positions are the "
+                                          "same vector",
+                                          axis.many())
+                            : fmt::format("now have different {}", axis.many())));
                 }
             }
             break;
@@ -427,6 +339,9 @@ Notes notes(const Trace& t, const Step& step, int precision) {
         case StepOp::scaled_scores:
             scaled_notes(t, head, sub, precision, n);
             break;
+        case StepOp::layer_changes:
+            layers_below_notes(t, precision, n);
+            break;
         case StepOp::weights:
             weights_notes(t, step, head, precision, n);
             break;
@@ -443,7 +358,7 @@ Notes notes(const Trace& t, const Step& step, int precision) {
                 break;
             }
             n.after.push_back(fmt::format(
-                "The weights computed above differ from these by up to {}, and the output below, "
+                "The weights computed above differ from these by up to {}, and the output Z, "
                 "made with them as asked, differs by up to {} from the output these would give.",
                 format_number(largest, std::max(precision, 2), true),
                 format_number(head.correct_output_difference, std::max(precision, 2), true)));
@@ -451,17 +366,18 @@ Notes notes(const Trace& t, const Step& step, int precision) {
         }
         case StepOp::output:
             if (step.head > 0) {
-                readout(t, head, n, fmt::format("In head {}, ", step.head));
+                readout(t, head, n, fmt::format("In head {}, ", step.head), axis, precision);
             } else {
-                readout(t, head, n, "");
-                repeated_tokens(t, n);
+                readout(t, head, n, "", axis, precision);
+                repeated_tokens(t, n, axis);
             }
             break;
         case StepOp::projected_output:
-            n.after.emplace_back(
+            n.after.push_back(fmt::format(
                 "Row i mixes what every head found for token i: each output number is a weighted "
-                "sum of the whole row of Z, with a column of W_O as the weights.");
-            repeated_tokens(t, n);
+                "sum of the whole row of Z, with a column of W_O as the weights{}.",
+                t.b_o.empty() ? "" : ", plus that column's bias b_O"));
+            repeated_tokens(t, n, axis);
             break;
         case StepOp::target:
         case StepOp::loss:

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/core/gpt2.hpp"
 #include "attn/render/render.hpp"
 #include "toolkit.hpp"
 
@@ -46,9 +47,13 @@ void render_svg(const Trace& trace, const Sink& sink) {
         "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
         "  <title>Attention weights: {}</title>\n"
         "  <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-        "  <text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Attention weights A: "
+        "  <text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Attention weights A{}: "
         "rows are queries, columns are keys</text>\n",
-        width, height, width, height, xml(trace.sentence), label);
+        width, height, width, height, xml(trace.sentence), label,
+        // a checkpoint's heads: which layer, and the tensors' name for other tools
+        trace.gpt2 ? xml(fmt::format(" of layer {} [{}{}]", trace.gpt2->layer + 1,
+                                     trace.gpt2->prefix, gpt2_name(trace.gpt2->layer, "attn")))
+                   : std::string());
     for (int h = 0; h < heads; ++h) {
         const auto& a = trace.heads[static_cast<std::size_t>(h)].attention;
         const int x0 = label + h * (panel + gap);

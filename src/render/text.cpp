@@ -1,6 +1,7 @@
 // The terminal walk-through: every step of teaching_steps() as a heading, its formula and
 // shapes, an explanation and its matrix (matrix_text.cpp), page by page.
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include <fmt/format.h>
@@ -97,23 +98,26 @@ void print_tokens(Writer& w, const Step& step, const Step* before) {
     }
 }
 
-// A what-if's or attn diff's closing section: what changed in the output, and why.
-void print_what_changed(Writer& w, const Trace& trace) {
-    w.line();
-    w.line(w.paint(toolkit::heading_rule(
-                       w.text(trace.comparison->before_name.empty() ? "What changed, and why"
-                                                                    : "What differs, and why"),
-                       w.style().width, w.style().unicode),
-                   "1"));
-    for (const auto& paragraph : lesson::what_changed(trace, w.style().precision)) {
-        w.paragraph(paragraph);
+void print_heading(Writer& w, std::string_view title) {
+    for (const auto& line :
+         toolkit::heading_rule(w.text(title), w.style().width, w.style().unicode)) {
+        w.line(w.paint(line, "1"));
     }
 }
 
-void print_heading(Writer& w, const Trace& trace, const Step& step) {
-    w.line(w.paint(toolkit::heading_rule(w.text(lesson::heading(trace, step)), w.style().width,
-                                         w.style().unicode),
-                   "1"));
+// A what-if's or attn diff's closing section's title.
+std::string what_changed_title(const Trace& trace) {
+    return trace.comparison->before_name.empty() ? "What changed, and why"
+                                                 : "What differs, and why";
+}
+
+// A what-if's or attn diff's closing section: what changed in the output, and why.
+void print_what_changed(Writer& w, const Trace& trace) {
+    w.line();
+    print_heading(w, what_changed_title(trace));
+    for (const auto& paragraph : lesson::what_changed(trace, w.style().precision)) {
+        w.paragraph(paragraph);
+    }
 }
 
 void print_summary(Writer& w, const Trace& trace) {
@@ -136,11 +140,8 @@ void print_heads_side_by_side(Writer& w, const Trace& trace) {
     const auto& g = *trace.gpt2;
     const auto& tokens = trace.tokens;
     w.line();
-    w.line(w.paint(toolkit::heading_rule(
-                       w.text(fmt::format("Every head of layer {} [{}{}], side by side",
-                                          g.layer + 1, g.prefix, gpt2_name(g.layer, "attn"))),
-                       w.style().width, w.style().unicode),
-                   "1"));
+    print_heading(w, fmt::format("Every head of layer {} [{}{}], side by side", g.layer + 1,
+                                 g.prefix, gpt2_name(g.layer, "attn")));
     w.paragraph(w.text(fmt::format(
         "For each token (a row) and each of the {} heads (a column): the token it attends to "
         "most, and that weight (ties go to the earlier token). --head N walks through head N "
@@ -206,7 +207,12 @@ std::string render_summary(const Trace& trace, const TextStyle& style) {
     return w.take();
 }
 
-std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& style) {
+namespace {
+
+// Hands the walk-through to `emit` a page at a time: the header, then one page per step (the
+// warnings end the last page).
+void write_pages(const Trace& trace, const TextStyle& style,
+                 const std::function<void(TextPage&&)>& emit) {
     Writer w(style);
     print_summary(w, trace);
     if (style.layout == Layout::col) {
@@ -226,8 +232,12 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
                                     : trace.comparison->before_name + " (A)"),
                     "", "2");
     }
-    std::vector<TextPage> pages;
-    pages.push_back({"", w.take()});
+    // a page is handed over when the next is made: the warnings go at the end of the last
+    TextPage page{"", "", w.take()};
+    const auto next = [&](std::string title, std::string number, std::string text) {
+        emit(std::move(page));
+        page = {std::move(title), std::move(number), std::move(text)};
+    };
 
     for (const Step* step : toolkit::visible_steps(trace, style.steps, style.layout)) {
         // --head N: the other heads in brief, their attention weights only
@@ -239,15 +249,15 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
             // a checkpoint's heads without --head: side by side before the concatenation
             if (step->head == trace.heads.size() && step->op == StepOp::output) {
                 print_heads_side_by_side(w, trace);
-                pages.push_back({w.text("Every head, side by side"), w.take()});
+                next(w.text("Every head, side by side"), "", w.take());
             }
             continue;
         }
         w.line();
-        print_heading(w, trace, *step);
+        print_heading(w, lesson::heading(trace, *step));
         w.wrapped(
             w.formula(step->formula) + "\u00A0\u00A0\u00A0\u00A0" + w.text(shapes_line(*step)), "",
-            "36");
+            toolkit::formula_sgr(w.style().theme));
         if (brief) {
             w.paragraph(fmt::format("(Head {} in brief: its attention weights only; --head {} "
                                     "shows all of its steps.)",
@@ -255,7 +265,7 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
                         "", "2");
             w.line();
             print_matrix(w, *step);
-            pages.push_back({w.text(lesson::heading(trace, *step)), w.take()});
+            next(w.text(lesson::heading(trace, *step)), step->number, w.take());
             continue;
         }
         const auto notes = lesson::notes(trace, *step, style.precision);
@@ -277,13 +287,11 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
                 w.paragraph(note);
             }
         }
-        pages.push_back({w.text(lesson::heading(trace, *step)), w.take()});
+        next(w.text(lesson::heading(trace, *step)), step->number, w.take());
     }
     if (trace.comparison) {
         print_what_changed(w, trace);
-        pages.push_back({w.text(trace.comparison->before_name.empty() ? "What changed, and why"
-                                                                      : "What differs, and why"),
-                         w.take()});
+        next(w.text(what_changed_title(trace)), "", w.take());
     }
     const auto warnings = lesson::warnings(trace);
     if (!warnings.empty()) {
@@ -291,17 +299,25 @@ std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& sty
         for (const auto& warning : warnings) {
             w.paragraph("warning: " + warning);
         }
-        pages.back().text += w.take();
+        page.text += w.take();
     }
+    emit(std::move(page));
+}
+
+}  // namespace
+
+std::vector<TextPage> render_text_pages(const Trace& trace, const TextStyle& style) {
+    std::vector<TextPage> pages;
+    write_pages(trace, style, [&pages](TextPage&& page) { pages.push_back(std::move(page)); });
     return pages;
 }
 
+void render_text(const Trace& trace, const TextStyle& style, const Sink& sink) {
+    write_pages(trace, style, [&sink](TextPage&& page) { sink(page.text); });
+}
+
 std::string render_text(const Trace& trace, const TextStyle& style) {
-    std::string out;
-    for (const auto& page : render_text_pages(trace, style)) {
-        out += page.text;
-    }
-    return out;
+    return toolkit::collect([&](const Sink& sink) { render_text(trace, style, sink); });
 }
 
 }  // namespace attn

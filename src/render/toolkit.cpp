@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include <fmt/format.h>
@@ -70,11 +71,74 @@ bool is_whole(double x) noexcept {
     return std::isfinite(x) && std::abs(x) < 1e15 && x == std::round(x);
 }
 
+std::string format_number(const Variance& value, int precision, bool unicode) {
+    const double x = value.value();
+    const bool too_small = value.scaled > 0.0 && x < 0.5 * std::pow(10.0, -precision);
+    if (value.scaled == 0.0 || (std::isfinite(x) && !too_small)) {
+        return format_number(x, precision, unicode);
+    }
+    // 1e-9 is not 0.0000: as the worked arithmetic writes it; but a subnormal double (below
+    // 2.2e-308) keeps only a few digits of scaled · 2^exponent, so those take the way below
+    if (std::isfinite(x) && x >= std::numeric_limits<double>::min()) {
+        return fmt::format("{:.{}e}", x, std::max(precision, 1));
+    }
+    // past the largest double, or below the smallest: m · 10^e, from log10 of scaled · 2^exponent
+    const double lg = std::log10(value.scaled) + value.exponent * std::log10(2.0);
+    double e = std::floor(lg);
+    std::string digits = fmt::format("{:.{}f}", std::pow(10.0, lg - e), std::max(precision, 1));
+    if (digits.starts_with("10")) {  // 9.99996 rounded up to 10.0000: 1.0000 and e + 1
+        e += 1.0;
+        digits = fmt::format("{:.{}f}", 1.0, std::max(precision, 1));
+    }
+    return fmt::format("{}e{}{:02}", digits, e < 0 ? '-' : '+',
+                       static_cast<long long>(std::abs(e)));
+}
+
+TableNumbers table_numbers(const Step& step, int precision) {
+    TableNumbers out{precision, false};
+    if (step.matrix == nullptr || step.kind == StepKind::mask) {
+        return out;
+    }
+    const auto& data = step.matrix->data();
+    const auto infinite_or_whole = [](double x) { return std::isinf(x) || is_whole(x); };
+    if (step.kind == StepKind::matrix && std::all_of(data.begin(), data.end(), infinite_or_whole)) {
+        out.precision = 0;
+        return out;
+    }
+    // tiny by the sentences' measure too: at --precision 0 a row of weights like 0.23 prints
+    // as 0, as the user asked, and stays in fixed notation
+    const double shows_as_zero = 0.5 * std::pow(10.0, -std::max(precision, prose_digits));
+    bool some_nonzero = false;
+    for (double x : data) {
+        if (std::isfinite(x) && std::abs(x) >= shows_as_zero) {
+            return out;
+        }
+        some_nonzero = some_nonzero || (std::isfinite(x) && x != 0.0);
+    }
+    out.scientific = some_nonzero;
+    return out;
+}
+
+std::string TableNumbers::format(double value, bool unicode) const {
+    if (scientific && std::isfinite(value)) {
+        return fmt::format("{:.{}e}", value, std::max(precision, 1));
+    }
+    return format_number(value, precision, unicode);
+}
+
+namespace toolkit {
+std::string cell_label(std::span<const std::string> labels, std::size_t i) {
+    return std::count(labels.begin(), labels.end(), labels[i]) > 1
+               ? fmt::format("{}#{}", labels[i], i)
+               : labels[i];
+}
+}  // namespace toolkit
+
 std::string format_tidy(double value, int precision, bool unicode) {
     return format_number(value, is_whole(value) ? 0 : precision, unicode);
 }
 
-std::string format_visible(double value, int precision, bool unicode) {
+std::string format_checkable(double value, int precision, bool unicode) {
     if (value != 0.0 && std::isfinite(value) &&
         std::abs(value) < 0.5 * std::pow(10.0, -precision)) {
         return fmt::format("{:.{}e}", value, std::max(precision, 1));
@@ -129,18 +193,45 @@ std::string html(std::string_view text) {
 }
 
 std::string latex_text(std::string_view text) {
-    static constexpr std::array<Glyph, 31> glyphs{{
-        {"│", "$|$"},        {"Σ", "$\\Sigma$"},  {"−∞", "$-\\infty$"},
-        {"∞", "$\\infty$"},  {"·", "$\\cdot$"},   {"ᵀ", "$^\\top$"},
-        {"√", "$\\surd$"},   {"×", "$\\times$"},  {"→", "$\\to$"},
-        {"…", "\\dots{}"},   {"≤", "$\\le$"},     {"≥", "$\\ge$"},
-        {"≈", "$\\approx$"}, {"−", "$-$"},        {"′", "$'$"},
-        {"ₘ", "$_m$"},       {"⌊", "$\\lfloor$"}, {"⌋", "$\\rfloor$"},
-        {"\u00A0", "~"},     {"—", "---"},        {"–", "--"},
-        {"‘", "`"},          {"’", "'"},          {"“", "``"},
-        {"”", "''"},         {"⋮", "$\\vdots$"},  {"∂", "$\\partial$"},
-        {"η", "$\\eta$"},    {"⊙", "$\\odot$"},   {"←", "$\\leftarrow$"},
+    static constexpr std::array<Glyph, 38> glyphs{{
+        {"│", "$|$"},
+        {"Σ", "$\\Sigma$"},
+        {"−∞", "$-\\infty$"},
+        {"∞", "$\\infty$"},
+        {"·", "$\\cdot$"},
+        {"ᵀ", "$^\\top$"},
+        {"√", "$\\surd$"},
+        {"×", "$\\times$"},
+        {"→", "$\\to$"},
+        {"…", "\\dots{}"},
+        {"≤", "$\\le$"},
+        {"≥", "$\\ge$"},
+        {"≈", "$\\approx$"},
+        {"−", "$-$"},
+        {"′", "$'$"},
+        {"ₘ", "$_m$"},
+        {"⌊", "$\\lfloor$"},
+        {"⌋", "$\\rfloor$"},
+        {"\u00A0", "~"},
+        {"—", "---"},
+        {"–", "--"},
+        {"‘", "`"},
+        {"’", "'"},
+        {"“", "``"},
+        {"”", "''"},
+        {"⋮", "$\\vdots$"},
+        {"∂", "$\\partial$"},
+        {"η", "$\\eta$"},
+        {"⊙", "$\\odot$"},
+        {"←", "$\\leftarrow$"},
         {"²", "$^2$"},
+        {"θ", "$\\theta$"},
+        {"γ", "$\\gamma$"},
+        {"β", "$\\beta$"},
+        {"μ", "$\\mu$"},
+        {"σ", "$\\sigma$"},
+        {"ε", "$\\varepsilon$"},
+        {"≠", "$\\neq$"},
     }};
     return replace_glyphs(shown(text), glyphs, [](std::string& out, char ch) {
         switch (ch) {
@@ -180,6 +271,9 @@ std::string latex_text(std::string_view text) {
             case '~':
                 out += "\\~{}";
                 break;
+            case '-':
+                out += "-{}";  // "--seed" stays two hyphens, not an en dash
+                break;
             default:
                 out += ch;
         }
@@ -194,10 +288,10 @@ std::string markdown(std::string_view text) {
     std::string out;
     out.reserve(s.size());
     for (char ch : s) {
-        // emphasis, strikethrough, code, tables, raw HTML, character references, and links
-        // and images (no "[" opens one)
+        // emphasis, strikethrough, code, tables, raw HTML, character references, links and
+        // images (no "[" opens one), and maths ("$x$" where renderers support it)
         if (ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '\\' || ch == '<' ||
-            ch == '[' || ch == ']' || ch == '~' || ch == '&') {
+            ch == '[' || ch == ']' || ch == '~' || ch == '&' || ch == '$') {
             out += '\\';
         }
         out += ch;
@@ -315,11 +409,23 @@ std::vector<std::string> wrap_lines(std::string_view text, std::size_t width) {
     return out;
 }
 
-std::string heading_rule(std::string_view title, std::size_t width, bool unicode) {
-    const std::size_t used = 3 + width_of(title) + 1;
-    const std::size_t fill = width > used ? width - used : 2;
-    return std::string(unicode ? "━━ " : "== ") + std::string(title) + " " +
-           repeat(unicode ? "━" : "=", fill);
+std::vector<std::string> heading_rule(std::string_view title, std::size_t width, bool unicode) {
+    const std::string lead = unicode ? "━━ " : "== ";
+    const std::string bar = unicode ? "━" : "=";
+    // a title too long for one line is wrapped under itself, the rule after its last line
+    std::vector<std::string> lines;
+    const auto parts = width_of(title) + 6 > width ? wrap(title, width, 3, 3)
+                                                   : std::vector<std::string>{std::string(title)};
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        lines.push_back((i == 0 ? lead : std::string(3, ' ')) + parts[i]);
+    }
+    const std::size_t used = width_of(lines.back()) + 1;
+    if (used + 2 <= width) {
+        lines.back() += " " + repeat(bar, width - used);
+    } else {
+        lines.push_back(std::string(3, ' ') + repeat(bar, width > 5 ? width - 3 : 2));
+    }
+    return lines;
 }
 
 std::string repeat(std::string_view s, std::size_t n) {
@@ -363,6 +469,67 @@ std::string truncate(std::string_view s, std::size_t width, bool unicode) {
     return out + std::string(ellipsis);
 }
 
+namespace {
+
+// The length of the colour code (ESC [ parameters final byte) at the start of `s`, 0 if none.
+std::size_t code_length(std::string_view s) {
+    if (s.size() < 2 || s[0] != '\x1b' || s[1] != '[') {
+        return 0;
+    }
+    std::size_t i = 2;
+    while (i < s.size() && s[i] >= 0x20 && s[i] <= 0x3F) {
+        ++i;
+    }
+    return i < s.size() ? i + 1 : s.size();
+}
+
+}  // namespace
+
+std::size_t painted_width(std::string_view line) {
+    std::size_t width = 0;
+    std::size_t i = 0;
+    while (i < line.size()) {
+        if (const std::size_t code = code_length(line.substr(i))) {
+            i += code;
+            continue;
+        }
+        const std::size_t len = utf8::grapheme_length(line.substr(i));
+        width += utf8::display_width(line.substr(i, len));
+        i += len;
+    }
+    return width;
+}
+
+std::string clip_painted(std::string_view line, std::size_t width, bool unicode) {
+    if (painted_width(line) <= width) {
+        return std::string(line);
+    }
+    std::string out;
+    std::size_t used = 0;
+    std::size_t i = 0;
+    bool painted = false;
+    while (i < line.size()) {
+        if (const std::size_t code = code_length(line.substr(i))) {
+            out.append(line.substr(i, code));
+            painted = true;
+            i += code;
+            continue;
+        }
+        const std::size_t len = utf8::grapheme_length(line.substr(i));
+        const std::size_t w = utf8::display_width(line.substr(i, len));
+        if (used + w + 1 > width) {
+            break;
+        }
+        out.append(line.substr(i, len));
+        used += w;
+        i += len;
+    }
+    if (width > 0) {
+        out += unicode ? "…" : "~";
+    }
+    return painted ? out + "\x1b[0m" : out;
+}
+
 std::vector<std::optional<std::size_t>> shown_indices(std::size_t n, std::size_t head,
                                                       std::size_t tail) {
     std::vector<std::optional<std::size_t>> out;
@@ -380,18 +547,6 @@ std::vector<std::optional<std::size_t>> shown_indices(std::size_t n, std::size_t
         out.emplace_back(i);
     }
     return out;
-}
-
-Rgb heat(double weight) {
-    const double t = std::clamp(weight, 0.0, 1.0);
-    const auto mix = [t](int from, int to) {
-        return static_cast<int>(std::lround(from + (to - from) * t));
-    };
-    return {mix(255, 8), mix(255, 48), mix(255, 107)};
-}
-
-bool light_text_on(double weight) {
-    return weight > 0.5;
 }
 
 std::string numbered_tokens(const std::vector<std::string>& tokens, Escape escape) {

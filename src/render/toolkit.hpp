@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,11 @@ namespace attn::toolkit {
 /// For a terminal or a plain-text file: control and invisible characters made visible
 /// (attn::shown): no input can move the cursor, clear the screen or set the clipboard.
 std::string terminal(std::string_view text);
+
+/// A row or column label as a cell names it: "the#3" when the label is repeated among
+/// `labels` (as --why takes it and the walk-through writes V[the#3]), else the label itself.
+/// Raw text: escape it for its format.
+std::string cell_label(std::span<const std::string> labels, std::size_t i);
 
 /// For XML and HTML text and attribute values: & < > " ' as entities, and the characters
 /// XML 1.0 forbids (C0 controls but tab and newline, and the like) made visible.
@@ -59,8 +65,9 @@ std::vector<std::string> wrap(std::string_view text, std::size_t width, std::siz
 /// than the line itself.
 std::vector<std::string> wrap_lines(std::string_view text, std::size_t width);
 
-/// "━━ title ━━━━━━" across `width` columns ("== title =====" in ASCII).
-std::string heading_rule(std::string_view title, std::size_t width, bool unicode);
+/// "━━ title ━━━━━━" across `width` columns ("== title =====" in ASCII); a title too long
+/// for one line is wrapped onto more, each under the first, the rule after the last.
+std::vector<std::string> heading_rule(std::string_view title, std::size_t width, bool unicode);
 
 /// `s` repeated n times.
 std::string repeat(std::string_view s, std::size_t n);
@@ -72,24 +79,58 @@ std::string pad_right(std::string_view s, std::size_t width);
 /// `s` cut to at most `width` columns, ending with … (~ in ASCII) when cut.
 std::string truncate(std::string_view s, std::size_t width, bool unicode);
 
+/// The columns a line of the terminal walk-through takes: width_of(), its colour codes
+/// (ESC [ ... m, which attn adds itself) taking none.
+std::size_t painted_width(std::string_view line);
+
+/// A line of the terminal walk-through, colour codes and all, cut to at most `width` columns,
+/// ending with … (~ in ASCII) and its colour reset when cut.
+std::string clip_painted(std::string_view line, std::size_t width, bool unicode);
+
 /// The indices 0..n-1 to show, with nullopt standing for the elided middle when n is more
 /// than head + tail + 1: the first `head` and the last `tail`.
 std::vector<std::optional<std::size_t>> shown_indices(std::size_t n, std::size_t head,
                                                       std::size_t tail);
 
-// ---- Colour
+// ---- Colour (palette.cpp): every colour decision of the terminal, the HTML page and the SVG
 
 struct Rgb {
     int r = 0;
     int g = 0;
     int b = 0;
+    friend bool operator==(const Rgb&, const Rgb&) = default;
 };
 
-/// The heatmap's colour for an attention weight: white (0) to deep blue (1).
+/// The heatmap's colour for an attention weight: white (0) to deep blue (1), one hue (mixing
+/// white into #08306b changes its lightness, not its hue). The HTML page, the SVG and the
+/// terminal in 24-bit colour.
 Rgb heat(double weight);
 
-/// Whether text on heat(weight) should be light (white) rather than dark.
+/// Whether text on heat(weight) should be white rather than black: whichever contrasts more.
 bool light_text_on(double weight);
+
+/// The relative luminance of a colour (WCAG 2: sRGB linearised, 0 black to 1 white).
+double luminance(Rgb colour);
+
+/// The contrast ratio of two colours (WCAG 2: from 1 to 21; 4.5 is enough for text).
+double contrast(Rgb a, Rgb b);
+
+/// The RGB of colour `index` (16 to 255) of the 256-colour palette (xterm's values).
+Rgb palette_rgb(int index);
+
+/// The heatmap's ramp in 256 colours, lightest first: white, then the palette's blues with
+/// red = green (one hue, 240°, lightness only) down to #00005f.
+const std::vector<int>& heat_ramp_256();
+
+/// The SGR parameters ("48;5;189;38;5;16") of a heatmap cell for `weight` (0 to 1): its
+/// background on heat_ramp_256() (`depth` 256) or heat() (24), lightest at 0 on a light or
+/// unknown background and at 1 on a dark one (--theme); black or white text, whichever
+/// contrasts more with it.
+std::string heat_sgr(double weight, int depth, Theme theme);
+
+/// The SGR parameters of the formula lines: a blue with a contrast of at least 4.5 to the
+/// theme's background, and to both white and black when the theme is unknown.
+std::string formula_sgr(Theme theme);
 
 // ---- Steps
 

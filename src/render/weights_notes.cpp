@@ -99,22 +99,20 @@ std::vector<std::string> hand_fractions(const Trace& t, const Head& head) {
     return lines;
 }
 
-// Whether every weight sum in `sums` is 1 (to the last few bits), skipping `empty` ones.
-bool all_one(const std::vector<double>& sums, const std::vector<std::size_t>& empty) {
-    for (std::size_t i = 0; i < sums.size(); ++i) {
-        if (std::find(empty.begin(), empty.end(), i) == empty.end() &&
-            std::abs(sums[i] - 1.0) > 1e-12) {
-            return false;
-        }
-    }
-    return true;
+// A weight or a sum of weights as the table writes it (1.0000, not 1), but in scientific
+// notation when it is not 0 and too small for the digits (2.0101e-31, not 0.0000).
+std::string weight_text(double x, int precision) {
+    return x != 0.0 && std::abs(x) < 0.5 * std::pow(10.0, -precision)
+               ? format_checkable(x, precision, true)
+               : format_number(x, precision, true);
 }
 
 std::string range_of(const std::vector<double>& xs, int precision) {
     const auto [lo, hi] = std::minmax_element(xs.begin(), xs.end());
-    return *lo == *hi ? format_number(*lo, precision, true)
-                      : fmt::format("between {} and {}", format_number(*lo, precision, true),
-                                    format_number(*hi, precision, true));
+    // a sum of 2e-31 is not "0.0000": too small for the digits, in scientific notation
+    return *lo == *hi ? weight_text(*lo, precision)
+                      : fmt::format("between {} and {}", weight_text(*lo, precision),
+                                    weight_text(*hi, precision));
 }
 
 // The sums of the weights, as they are: what a row (or, in the column layout, a column) of
@@ -128,11 +126,27 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
         n.after.push_back(query_sums + (head.empty_rows.empty()
                                             ? std::string(": every token spends all of its "
                                                           "attention, and only that.")
+                                        : head.empty_rows.size() == 1
+                                            ? std::string(", but for the token with every key "
+                                                          "masked, which has no weights at all "
+                                                          "(see the warning at the end).")
                                             : std::string(", but for the tokens with every key "
                                                           "masked, which have no weights at all "
                                                           "(see the warning at the end).")));
         return;
     }
+    if (head.all_masked) {
+        n.after.emplace_back(
+            "Every cell is masked, so there is no weight to share out (see the warning at the "
+            "end).");
+        return;
+    }
+    // the sums of a wrong softmax can still all be 1 (equal scores, a single query): then the
+    // sums do not show the mistake, and saying "instead of 1" would be false
+    const std::string sums_hide = fmt::format(
+        "Here every query's weights happen to sum to 1 all the same, so the sums do not show the "
+        "mistake; step {}′ compares the weights themselves.",
+        step.number);
     if (t.rule.over == SoftmaxOver::columns) {
         std::string keys = "each key's weights sum to 1";
         if (!head.empty_columns.empty()) {
@@ -143,14 +157,24 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
             }
             keys = fmt::format(
                 "each key's weights sum to 1, but for {} {}, which every query is blocked "
-                "from and which gets no weight at all",
-                blocked.size() == 1 ? "key" : "keys", listed(blocked));
+                "from and which {} no weight at all",
+                blocked.size() == 1 ? "key" : "keys", listed(blocked),
+                blocked.size() == 1 ? "gets" : "get");
+        }
+        if (all_one(mine, {})) {
+            n.after.push_back(fmt::format("Softmax over each key: {}. {}", keys, sums_hide));
+            return;
         }
         n.after.push_back(fmt::format(
             "What went wrong: {}; a query's weights sum to {}, not 1: a token no longer shares "
             "out exactly all of its attention.",
             keys, range_of(mine, precision)));
     } else if (t.rule.over == SoftmaxOver::all) {
+        if (all_one(mine, {})) {
+            n.after.push_back(fmt::format("All {} weights together sum to 1. {}",
+                                          head.attention.size(), sums_hide));
+            return;
+        }
         const auto top =
             static_cast<std::size_t>(std::max_element(mine.begin(), mine.end()) - mine.begin());
         // the smallest weight of a cell the mask lets through (a masked cell's 0 is no news)
@@ -163,12 +187,14 @@ void weight_sums(const Trace& t, const Step& step, const Head& head, int precisi
             }
         }
         n.after.push_back(fmt::format(
-            "What went wrong: all {} weights together sum to 1, so each query's weights sum to "
-            "{} instead of 1; query {} alone takes {} of all the weight, because the queries' "
-            "scores now compete with each other. The smallest weight{} is {}.",
-            head.attention.size(), range_of(mine, precision), quoted(t.tokens[top]),
+            "What went wrong: all {} weights together sum to 1, so the queries' weights no "
+            "longer each sum to 1 (their sums: {}); query {} alone takes {} of all the weight, "
+            "because the queries' scores now compete with each other. The smallest weight{} is "
+            "{}.",
+            head.attention.size(), range_of(mine, precision), token_name(t, top),
             format_number(mine[top], precision, true),
-            t.mask ? " of a cell the mask lets through" : "", fmt::format("{:.3g}", smallest)));
+            t.mask ? " of a cell the mask lets through" : "",
+            format_checkable(smallest, precision, true)));
     }
 }
 
@@ -222,8 +248,7 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
             }
             whom = listed(names);
         }
-        items.push_back(
-            fmt::format("{} → {} ({})", name(r), whom, format_number(top, precision, true)));
+        items.push_back(fmt::format("{} → {} ({})", name(r), whom, weight_text(top, precision)));
     }
     if (counted == 0) {
         return;

@@ -16,7 +16,7 @@ namespace {
 
 // Numbers in prose: whole numbers without decimals, tiny ones in scientific notation.
 std::string num(double x, int precision) {
-    return format_visible(x, precision, true);
+    return format_checkable(x, precision, true);
 }
 
 // A change with its sign: "+0.2000", "−0.1358".

@@ -9,6 +9,7 @@
 
 #include "attn/core/whatif.hpp"
 #include "lesson.hpp"
+#include "narrative.hpp"
 #include "notation.hpp"
 #include "toolkit.hpp"
 #include "why.hpp"
@@ -27,23 +28,34 @@ std::string Why::render() {
     const std::size_t j = cell_.matrix_col();
     const auto& rows = step.transposed ? step.col_labels : step.row_labels;
     const auto& cols = step.transposed ? step.row_labels : step.col_labels;
-    const std::string row = toolkit::terminal(rows[i]);
-    const std::string col = toolkit::terminal(cols[j]);
+    const std::string row = toolkit::terminal(toolkit::cell_label(rows, i));
+    const std::string col = toolkit::terminal(toolkit::cell_label(cols, j));
     // the loss is one number, L; an updated weight keeps its symbol, so the title says it
-    const std::string where =
-        step.op == StepOp::loss
-            ? std::string()
-            : fmt::format("[{}, {}]", toolkit::terminal(step.row_labels[cell_.row]),
-                          toolkit::terminal(step.col_labels[cell_.col]));
-    const std::string title =
-        fmt::format("Why is {}{} = {}{}?", notation::symbol(step.symbol, notation::Style::unicode),
-                    where, num(value), step.op == StepOp::update ? " after the update" : "");
-    out_ += paint(toolkit::heading_rule(text(title), style_.width, style_.unicode), "1") + "\n";
+    // a vector is named by one index: a bias, LayerNorm's γ and β by their column, each
+    // token's mean and variance by its token
+    const bool by_column = step.op == StepOp::b_q || step.op == StepOp::b_k ||
+                           step.op == StepOp::b_v || step.op == StepOp::b_o ||
+                           step.op == StepOp::ln_gamma || step.op == StepOp::ln_beta;
+    const bool by_row = step.op == StepOp::ln_mean || step.op == StepOp::ln_variance;
+    const auto shown = [](std::span<const std::string> labels, std::size_t at) {
+        return toolkit::terminal(toolkit::cell_label(labels, at));
+    };
+    const std::string where = step.op == StepOp::loss ? std::string()
+                              : by_column ? fmt::format("[{}]", shown(step.col_labels, cell_.col))
+                              : by_row    ? fmt::format("[{}]", shown(step.row_labels, cell_.row))
+                                       : fmt::format("[{}, {}]", shown(step.row_labels, cell_.row),
+                                                     shown(step.col_labels, cell_.col));
+    const std::string title = fmt::format(
+        "Why is {}{} = {}{}?", notation::symbol(step.symbol, notation::Style::unicode), where,
+        title_number(step, value), step.op == StepOp::update ? " after the update" : "");
+    for (const auto& line : toolkit::heading_rule(text(title), style_.width, style_.unicode)) {
+        out_ += paint(line, "1") + "\n";
+    }
     const auto base = base_id(step.id);
     // the cell as shown: in the column layout its row and column are the matrix's column
     // and row, and a token's vector is a column
-    shown_row_ = toolkit::terminal(step.row_labels[cell_.row]);
-    shown_col_ = toolkit::terminal(step.col_labels[cell_.col]);
+    shown_row_ = shown(step.row_labels, cell_.row);
+    shown_col_ = shown(step.col_labels, cell_.col);
     columns_ = step.transposed;
     const bool token_by_token = base == "scores" || base == "scaled_scores" ||
                                 base == "masked_scores" || base == "weights" || base == "mask";
@@ -55,7 +67,13 @@ std::string Why::render() {
     }
     const std::string sub = step.head > 0 ? "_" + std::to_string(step.head) : "";
     const std::string x_name = t_.positions.empty() ? "X" : "X′";
-    if (base == "Q" || base == "K" || base == "V") {
+    if ((base == "Q" || base == "K" || base == "V") && t_.qkv_given) {
+        line(
+            fmt::format("{}{}[{}, {}] is an input of the walk-through, read from {} (--qkv), "
+                        "which gives Q, K and V directly: there are no embeddings or weights "
+                        "to compute it from.",
+                        base, sub, shown_row_, shown_col_, toolkit::terminal(t_.qkv_path)));
+    } else if (base == "Q" || base == "K" || base == "V") {
         const Matrix& w = base == "Q" ? head.w_q : base == "K" ? head.w_k : head.w_v;
         const Matrix& bias = base == "Q" ? t_.b_q : base == "K" ? t_.b_k : t_.b_v;
         const std::size_t begin = base == "V" ? head.v_begin : head.k_begin;
@@ -66,9 +84,9 @@ std::string Why::render() {
                                     "the sum of their products, one per embedding dimension.",
                                     base, sub, row, col, row, x_name, col, base, sub));
         std::vector<std::string> terms;
-        for (std::size_t k = 0; k < w.rows(); ++k) {
-            terms.push_back(product(t_.x_in(i, k), w(k, j)));
-        }
+        add_products(
+            terms, w.rows(), [&](std::size_t k) { return t_.x_in(i, k); },
+            [&](std::size_t k) { return w(k, j); });
         if (!bias.empty()) {
             terms.push_back(num(bias(0, begin + j)) + " (the bias b_" + std::string(base) + ")");
         }
@@ -92,14 +110,17 @@ std::string Why::render() {
         }
     } else if (base == "weights") {
         weights(head, i, j, sub, row, col, value);
+    } else if (base == "correct_weights") {
+        correct_weights(head, i, j, notation::symbol(step.symbol, notation::Style::unicode), row,
+                        col, value);
     } else if (base == "output" && (step.head > 0 || !t_.projected)) {
         line(fmt::format(
             "{} is the weighted sum of {} {} of V{}, with {} as the weights:", cell("Z", sub),
             columns_ ? "row" : "column", head.v_labels[j], sub, vector_of(row, "A" + sub)));
         std::vector<std::string> terms;
         for (std::size_t k = 0; k < head.attention.cols(); ++k) {
-            terms.push_back(product(head.attention(i, k), head.v(k, j)) + " [" +
-                            toolkit::terminal(t_.tokens[k]) + "]");
+            terms.push_back(product(head.attention(i, k), head.v(k, j)) + " [" + token_label(k) +
+                            "]");
         }
         sum(terms, value);
     } else if (base == "concat") {
@@ -113,9 +134,9 @@ std::string Why::render() {
                         "of W_O:",
                         row, col, row, col));
         std::vector<std::string> terms;
-        for (std::size_t k = 0; k < t_.concat.cols(); ++k) {
-            terms.push_back(product(t_.concat(i, k), t_.w_o(k, j)));
-        }
+        add_products(
+            terms, t_.concat.cols(), [&](std::size_t k) { return t_.concat(i, k); },
+            [&](std::size_t k) { return t_.w_o(k, j); });
         if (!t_.b_o.empty()) {
             terms.push_back(num(t_.b_o(0, j)) + " (the bias b_O)");
         }
@@ -123,17 +144,21 @@ std::string Why::render() {
     } else if (is_backward(step.op)) {
         gradient(step, head, i, j, value);
     } else if (base == "with_positions") {
-        line(fmt::format("X′[{}, {}] = X[{}, {}] + P[{}, {}] = {} + {} = {}.", row, col, row, col,
-                         row, col, num(t_.x(i, j)), num(t_.positions(i, j)), num(value)));
+        // the cell as shown: [d0, This] in the column layout
+        const std::string at = fmt::format("[{}, {}]", shown_row_, shown_col_);
+        line(fmt::format("X′{0} = X{0} + P{0} = {1} + {2} = {3}.", at, num(t_.x(i, j)),
+                         num(t_.positions(i, j)), num(value)));
     } else if (base == "mask") {
         line(value == 1.0
                  ? fmt::format("'{}' may attend to '{}'.", row, col)
                  : fmt::format("'{}' may not attend to '{}'{}.", row, col, blocked_reason(i, j)));
+    } else if (t_.gpt2 && gpt2(step, i, j, value)) {
+        // written by why_gpt2.cpp
     } else {
-        line(
-            fmt::format("{} is an input of the walk-through, not computed from other "
-                        "steps: {}.",
-                        notation::symbol(step.symbol, notation::Style::unicode), source_of(base)));
+        line(fmt::format(
+            "{} is an input of the walk-through, not computed from other "
+            "steps: {}.",
+            notation::symbol(step.symbol, notation::Style::unicode), source_of(base, i)));
         if (t_.comparison && t_.comparison->before_name.empty()) {
             // a what-if: a cell --set changed is not what its source gave
             for (const Change& c : t_.comparison->changes) {
@@ -148,8 +173,8 @@ std::string Why::render() {
 }
 
 void Why::scores(const Head& head, std::size_t i, std::size_t j, const std::string& sub) {
-    const std::string a = toolkit::terminal(t_.tokens[i]);
-    const std::string b = toolkit::terminal(t_.tokens[j]);
+    const std::string a = token_label(i);
+    const std::string b = token_label(j);
     std::vector<std::string> terms;
     for (std::size_t k = 0; k < head.q.cols(); ++k) {
         terms.push_back(columns_ ? product(head.k(j, k), head.q(i, k))
@@ -163,12 +188,30 @@ void Why::scores(const Head& head, std::size_t i, std::size_t j, const std::stri
                          vector_of(a, "Q" + sub), vector_of(b, "K" + sub)));
     }
     sum(terms, head.scores(i, j));
+    if (lesson::score_underflows(head.q_norms[i], head.k_norms[j])) {
+        // the products are below what a double holds: the sum shown is the stored one
+        line(head.scores(i, j) == 0.0
+                 ? fmt::format("These products are too small for a double (|q| · |k| = {} · {}, "
+                               "below about 2.2e-308 with full precision): each is stored as 0, "
+                               "so the sum above is the stored value, not the exact one (it "
+                               "underflows).",
+                               num(head.q_norms[i]), num(head.k_norms[j]))
+                 : fmt::format("Numbers this small (|q| · |k| = {} · {}, below about 2.2e-308) "
+                               "keep fewer correct digits than others, so the last digits of "
+                               "this sum may be off: it is the stored value.",
+                               num(head.q_norms[i]), num(head.k_norms[j])));
+    }
 }
 
 // The scaling of one score, as the trace's rule did it.
 void Why::scaled(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
                  double value) {
     const WeightsRule& rule = t_.rule;
+    if (lesson::score_underflows(head.q_norms[i], head.k_norms[j]) && head.scores(i, j) != 0.0) {
+        line(
+            "A number this small keeps few correct digits, so the division below is not "
+            "exact either.");
+    }
     const std::string cell_s = cell("S", sub);
     const std::string cell_t = cell("S′", sub);
     const std::string width = rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k";
@@ -182,15 +225,79 @@ void Why::scaled(const Head& head, std::size_t i, std::size_t j, const std::stri
             cell_t, cell_s, num(rule.divisor()), num(head.scores(i, j)), num(rule.divisor()),
             num(value), num(rule.divisor()), width, num(rule.sqrt_width())));
     } else {
-        line(fmt::format("Then scaled: {} = {} / √{} = {} / {} = {}.", cell_t, cell_s, width,
-                         num(head.scores(i, j)), num(rule.divisor()), num(value)));
+        // a checkpoint's d_k is GPT-2's d_head, which it does not state: say where it is from
+        const std::string d_head =
+            t_.gpt2 ? fmt::format(", where d_k = d_head = n_embd / n_head = {} / {} = {}",
+                                  t_.gpt2->config.n_embd, t_.gpt2->config.n_head, t_.config.d_k)
+                    : std::string();
+        line(fmt::format("Then scaled: {} = {} / √{} = {} / {} = {}{}.", cell_t, cell_s, width,
+                         num(head.scores(i, j)), num(rule.divisor()), num(value), d_head));
     }
 }
 
 void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::string& sub,
                   const std::string& row, const std::string& col, double value) {
-    const WeightsRule& rule = t_.rule;
     const Matrix& logits = t_.mask ? head.masked_scores : head.scaled_scores;
+    softmax_cell(logits, t_.rule, i, j, std::string(t_.mask ? "S′ₘ" : "S′") + sub, "A" + sub, row,
+                 col, value);
+}
+
+void Why::correct_weights(const Head& head, std::size_t i, std::size_t j, const std::string& a_name,
+                          const std::string& row, const std::string& col, double value) {
+    const WeightsRule right = t_.rule.right(t_.config.d_k);
+    const bool hand = right.arith == Arith::hand;
+    const std::string divisor = hand ? num(right.divisor()) : "√d_k";
+    // named by queries and keys, never by rows and columns, which the layout swaps
+    // (both mistakes when a run makes both)
+    const std::string scaling = t_.rule.scale_by == ScaleBy::d_model ? "scores divided by √d_model"
+                                : t_.rule.scale_by == ScaleBy::none  ? "scores that were not scaled"
+                                                                     : "";
+    const std::string softmax =
+        t_.rule.over == SoftmaxOver::all       ? "one softmax over the whole matrix"
+        : t_.rule.over == SoftmaxOver::columns ? "one softmax per key (over its queries)"
+                                               : "";
+    const std::string done = scaling.empty()   ? softmax
+                             : softmax.empty() ? scaling
+                                               : scaling + " and " + softmax;
+    line(fmt::format(
+        "{} is a weight of the right rule, shown beside the walk-through's weights, which came "
+        "from {}. The right rule divides the scores by {}{} and takes one softmax per query "
+        "(over that query's keys).",
+        cell(a_name, ""), done, divisor,
+        hand ? fmt::format(" (√d_k = {} rounded) and rounds down", num(right.sqrt_width()))
+             : fmt::format(" = {}", num(right.divisor()))));
+    // the scores of this query, scaled by the right rule, and masked as the run masks: the
+    // right rule's softmax reads only this row
+    const std::size_t n = head.scores.rows();
+    Matrix logits(n, n);
+    std::vector<std::string> terms;
+    constexpr std::size_t listed = 12;
+    for (std::size_t c = 0; c < n; ++c) {
+        const bool blocked = t_.mask && !t_.mask->allowed(i, c);
+        logits(i, c) =
+            blocked ? -std::numeric_limits<double>::infinity() : right.scale(head.scores(i, c));
+        if (c >= listed) {
+            continue;
+        }
+        const std::string where = token_label(c);
+        terms.push_back(blocked ? fmt::format("masked: −∞ [{}]", where)
+                        : hand  ? fmt::format("⌊{} / {}⌋ = {} [{}]", num(head.scores(i, c)),
+                                              num(right.divisor()), num(logits(i, c)), where)
+                                : fmt::format("{} / {} = {} [{}]", num(head.scores(i, c)),
+                                              num(right.divisor()), num(logits(i, c)), where));
+    }
+    if (n > listed) {
+        terms.push_back(fmt::format("… and {} more", n - listed));
+    }
+    const std::string scaled = hand ? "⌊S / " + divisor + "⌋" : "S / " + divisor;
+    line(fmt::format("The scores of query '{}', scaled by the right rule ({}):", row, scaled));
+    list(terms);
+    softmax_cell(logits, right, i, j, scaled, a_name, row, col, value);
+}
+
+void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_t i, std::size_t j,
+                       const std::string& s_name, const std::string& a_name, const std::string& row,
+                       const std::string& col, double value) {
     // the cells softmax normalised together with this one: its row, its column, or all
     std::vector<std::pair<std::size_t, std::size_t>> group;
     if (rule.over == SoftmaxOver::columns) {
@@ -212,7 +319,6 @@ void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::str
     for (const auto& [r, c] : group) {
         max = std::max(max, logits(r, c));
     }
-    const std::string s_name = std::string(t_.mask ? "S′ₘ" : "S′") + sub;
     // the group named without "row" or "column", which the layout would swap
     const std::string axis = columns_ ? "column" : "row";
     const std::string other = columns_ ? "row" : "column";
@@ -236,9 +342,10 @@ void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::str
     line(fmt::format(
         "{} = {}^(s_{} − max) / Σ {}^(s − max), where s runs over {} and max = {} is the "
         "largest of them (subtracted only so that nothing overflows){}.",
-        cell("A", sub), b,
+        cell(a_name, ""), b,
         // the term of this cell: its key's score in a row, its query's in a column
-        rule.over == SoftmaxOver::all       ? row + "," + col
+        // (the cell as shown: key then query in the column layout)
+        rule.over == SoftmaxOver::all       ? (columns_ ? col + "," + row : row + "," + col)
         : rule.over == SoftmaxOver::columns ? row
                                             : col,
         b, what, num(max), hand ? "; by hand, 3 stands in for e" : ""));
@@ -253,11 +360,10 @@ void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::str
         if (n >= listed && group.size() > listed + 1) {
             continue;
         }
-        const std::string where =
-            rule.over == SoftmaxOver::rows ? toolkit::terminal(t_.tokens[c])
-            : rule.over == SoftmaxOver::columns
-                ? toolkit::terminal(t_.tokens[r])
-                : toolkit::terminal(t_.tokens[r]) + ", " + toolkit::terminal(t_.tokens[c]);
+        const std::string where = rule.over == SoftmaxOver::rows      ? token_label(c)
+                                  : rule.over == SoftmaxOver::columns ? token_label(r)
+                                  : columns_ ? token_label(c) + ", " + token_label(r)
+                                             : token_label(r) + ", " + token_label(c);
         terms.push_back(std::isinf(s) ? fmt::format("{}^−∞ = 0 [{}]", b, where)
                                       : fmt::format("{}^({} − {}) = {} [{}]", b, num(s), paren(max),
                                                     num(e), where));
@@ -269,7 +375,7 @@ void Why::weights(const Head& head, std::size_t i, std::size_t j, const std::str
          : rule.over == SoftmaxOver::columns ? "The terms, one per query:"
                                              : "The terms, one per cell:");
     list(terms);
-    line(fmt::format("Σ = {}, so {} = {} / {} = {}.", num(total), cell("A", sub),
+    line(fmt::format("Σ = {}, so {} = {} / {} = {}.", num(total), cell(a_name, ""),
                      num(rule.power(logits(i, j) - max)), num(total), num(value)));
 }
 
@@ -290,12 +396,28 @@ std::string Why::blocked_reason(std::size_t i, std::size_t j) const {
     return "";
 }
 
-std::string Why::source_of(std::string_view base) const {
+std::string Why::source_of(std::string_view base, std::size_t i) const {
     const auto describe = [&](const Source& s) {
         return s.kind == Source::Kind::file ? "read from " + toolkit::terminal(s.path)
                                             : fmt::format("seeded from --seed {}", t_.config.seed);
     };
     if (base == "embeddings") {
+        // a row of X: padding is zeros, a token missing from the file was seeded
+        const std::string& token = t_.tokens[i];
+        if (t_.config.n_pad > 0 && i >= t_.tokens.size() - t_.config.n_pad) {
+            return fmt::format(
+                "row '{}' is padding (--pad-to), and a padding token's vector "
+                "is all zeros: it carries no information",
+                toolkit::terminal(token));
+        }
+        const auto& seeded = t_.embeddings_source.seeded_tokens;
+        if (std::find(seeded.begin(), seeded.end(), token) != seeded.end()) {
+            return fmt::format(
+                "'{}' is not in {}, so --unknown random gave it a vector seeded "
+                "from --seed {}",
+                toolkit::terminal(token), toolkit::terminal(t_.embeddings_source.path),
+                t_.config.seed);
+        }
         return describe(t_.embeddings_source);
     }
     if (base == "positions") {

@@ -21,7 +21,7 @@ namespace attn::why {
 class Why {
   public:
     Why(const Trace& t, const CellRef& cell, const TextStyle& style)
-        : t_(t), cell_(cell), style_(style) {}
+        : t_(t), cell_(cell), style_(style), whole_inputs_(whole_inputs(t)) {}
 
     std::string render();
 
@@ -29,6 +29,10 @@ class Why {
     // "S[is, book]" as shown: in the column layout the key's row, then the query's column.
     [[nodiscard]] std::string cell(std::string_view symbol, const std::string& sub) const {
         return fmt::format("{}{}[{}, {}]", symbol, sub, shown_row_, shown_col_);
+    }
+    // a token as a cell names it: "the#3" when the sentence has it more than once
+    [[nodiscard]] std::string token_label(std::size_t k) const {
+        return toolkit::terminal(toolkit::cell_label(t_.tokens, k));
     }
     // "row 'is' of Q", or "column 'is' of Q" in the column layout
     [[nodiscard]] std::string vector_of(const std::string& token, std::string_view matrix) const {
@@ -46,24 +50,81 @@ class Why {
 
     [[nodiscard]] std::string blocked_reason(std::size_t i, std::size_t j) const;
 
-    [[nodiscard]] std::string source_of(std::string_view base) const;
+    // Where an input's cell came from; `i` is its row of the matrix (a token for X).
+    [[nodiscard]] std::string source_of(std::string_view base, std::size_t i) const;
+
+    // A cell of the right weights shown beside a mistake (--scale-by, --softmax-over): the
+    // softmax over its row of the scores scaled by √d_k, worked from the same numbers.
+    void correct_weights(const Head& head, std::size_t i, std::size_t j, const std::string& a_name,
+                         const std::string& row, const std::string& col, double value);
+
+    // The softmax of one cell of `logits` under `rule`, term by term; `s_name` names the
+    // logits, `a_name` the weights (A, or A_right).
+    void softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_t i, std::size_t j,
+                      const std::string& s_name, const std::string& a_name, const std::string& row,
+                      const std::string& col, double value);
+
+    // A GPT-2 checkpoint's own steps (why_gpt2.cpp): the embeddings, the layers below, the
+    // residual stream, ln_1, and where each weight is in c_attn and c_proj. False for a step
+    // that is not one of them.
+    bool gpt2(const Step& step, std::size_t i, std::size_t j, double value);
+
+    // The symbol of the step with this id, as shown ("H_1"), or the id when there is none.
+    [[nodiscard]] std::string symbol_of(std::string_view id) const;
 
     // The backward pass's cells (--backward): each gradient from the numbers it is made of.
     void gradient(const Step& step, const Head& head, std::size_t i, std::size_t j, double value);
 
     // "0.1200·(-0.4000)"
+    // Whether every input of the lesson is a whole number (the integer examples): then a
+    // whole factor is written without decimals, as those tables write it ("0.1361·1"); in a
+    // lesson of decimals it keeps them, as its tables do ("0.2500·0.0000", never "0.2500·0").
+    static bool whole_inputs(const Trace& t) {
+        const auto whole = [](const Matrix& m) {
+            return std::all_of(m.data().begin(), m.data().end(),
+                               [](double x) { return is_whole(x); });
+        };
+        if (t.qkv_given) {
+            return !t.heads.empty() && whole(t.heads.front().q) && whole(t.heads.front().k) &&
+                   whole(t.heads.front().v);
+        }
+        return whole(t.x) && whole(t.w_q) && whole(t.w_k) && whole(t.w_v) && whole(t.w_o);
+    }
     [[nodiscard]] std::string product(double a, double b) const {
         return paren(a) + (style_.unicode ? "·" : "*") + paren(b);
     }
     [[nodiscard]] std::string paren(double x) const {
-        const std::string s = num(x);
+        const std::string s =
+            whole_inputs_ || !is_whole(x)
+                ? num(x)
+                : format_number(x, std::max(style_.precision, prose_digits), style_.unicode);
         return s.front() == '-' ? "(" + s + ")" : s;
     }
     // whole numbers (the integer examples, --arith hand) without decimals; a number too
     // small for the precision in scientific notation, so that the arithmetic stays checkable
     // (1e-12 · 1e-12 is not 0.0000 · 0.0000)
     [[nodiscard]] std::string num(double x) const {
-        return format_visible(x, style_.precision, style_.unicode);
+        // at least prose_digits decimals, like the sentences of the walk-through (narrative):
+        // "3 / 2 = 2" would not be arithmetic a student can check
+        return format_checkable(x, std::max(style_.precision, prose_digits), style_.unicode);
+    }
+
+    // the cell's value in the title as its table writes it ("1.0000" in a table of decimals,
+    // "1" in one of whole numbers), at least prose_digits decimals
+    [[nodiscard]] std::string title_number(const Step& step, double x) const {
+        const auto numbers = table_numbers(step, std::max(style_.precision, prose_digits));
+        const bool as_table =
+            step.kind != StepKind::mask && (numbers.scientific || numbers.precision > 0);
+        return as_table ? numbers.format(x, style_.unicode) : num(x);
+    }
+
+    // a(0)·c(0), a(1)·c(1), ..., a(n−1)·c(n−1), added to `terms`: the products a dot product
+    // of length n sums
+    template <typename A, typename C>
+    void add_products(std::vector<std::string>& terms, std::size_t n, A a, C c) const {
+        for (std::size_t k = 0; k < n; ++k) {
+            terms.push_back(product(a(k), c(k)));
+        }
     }
 
     // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle
@@ -96,6 +157,7 @@ class Why {
     std::string shown_row_;  ///< the cell's row label as shown
     std::string shown_col_;  ///< the cell's column label as shown
     bool columns_ = false;   ///< the column layout: a token's vectors are columns
+    bool whole_inputs_ = false;
 };
 
 }  // namespace attn::why

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -28,9 +29,7 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
     // Σ_k a(k)·c(k) as terms
     const auto dot = [&](std::size_t n, auto a, auto c) {
         std::vector<std::string> terms;
-        for (std::size_t k = 0; k < n; ++k) {
-            terms.push_back(product(a(k), c(k)));
-        }
+        add_products(terms, n, a, c);
         sum(terms, value);
     };
     if (base == "target") {
@@ -157,14 +156,14 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
         std::vector<std::string> terms;
         for (const Head& hd : t_.heads) {
             const HeadGrads& gh = b.heads[hd.index];
-            for (std::size_t k = 0; k < hd.w_q.cols(); ++k) {
-                terms.push_back(product(gh.d_q(i, k), hd.w_q(j, k)));
-            }
-            for (std::size_t k = 0; k < hd.w_k.cols(); ++k) {
-                terms.push_back(product(gh.d_k(i, k), hd.w_k(j, k)));
-            }
-            for (std::size_t k = 0; k < hd.w_v.cols(); ++k) {
-                terms.push_back(product(gh.d_v(i, k), hd.w_v(j, k)));
+            // row i of dQ times row j of W_Q, then K's, then V's
+            // (a lambda may not capture a structured binding before C++20's P1091, which
+            // clang 14 lacks: the pair is captured whole)
+            for (const auto& dw : {std::pair{&gh.d_q, &hd.w_q}, std::pair{&gh.d_k, &hd.w_k},
+                                   std::pair{&gh.d_v, &hd.w_v}}) {
+                add_products(
+                    terms, dw.second->cols(), [&](std::size_t k) { return (*dw.first)(i, k); },
+                    [&](std::size_t k) { return (*dw.second)(j, k); });
             }
         }
         sum(terms, value);

@@ -1,6 +1,7 @@
 // Worksheets (Markdown), the answers template (JSON) and the report of attn check.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -16,11 +17,13 @@
 namespace attn {
 namespace {
 
-std::string cell_text(const Step& step, std::size_t r, std::size_t c, int precision) {
+// `numbers`: the table's one number form (table_numbers, made once a table: it reads every
+// cell), never "2", "2.0000", "2" in one column.
+std::string cell_text(const Step& step, std::size_t r, std::size_t c, const TableNumbers& numbers) {
     if (step.kind == StepKind::mask) {
         return step.allowed(r, c) ? "1" : "0";
     }
-    return format_tidy(step.value(r, c), precision, true);
+    return numbers.format(step.value(r, c), true);
 }
 
 // Markdown escapes for a token or the sentence: no cell ends, no emphasis, link, image or
@@ -87,64 +90,104 @@ constexpr TableMarkup html_table{
     .end = "</tbody>\n</table>\n",
 };
 
-// The table of a step's values in a markup, its cells left blank when `blank`.
-std::string table(const Step& step, bool blank, int precision, const TableMarkup& m) {
+// The table of a step's values in a markup, its cells left blank when `blank`, written to
+// `out` as it is made (a table of thousands of tokens is far larger than its matrix).
+void table(toolkit::Spool& out, const Step& step, bool blank, int precision, const TableMarkup& m) {
     const auto around = [&](const Around& a, std::string_view text) {
-        return std::string(a.before) + m.escape(text) + std::string(a.after);
+        out += a.before;
+        out += m.escape(text);
+        out += a.after;
     };
-    std::string out(m.start);
+    out += m.start;
     for (const auto& label : step.col_labels) {
-        out += around(m.column, label);
+        around(m.column, label);
     }
     out += m.head;
     for (std::size_t c = 0; c < step.shape.cols; ++c) {
         out += m.align;
     }
     out += m.body;
+    const TableNumbers numbers =
+        blank || step.kind == StepKind::mask ? TableNumbers{} : table_numbers(step, precision);
     for (std::size_t r = 0; r < step.shape.rows; ++r) {
-        out += around(m.row, step.row_labels[r]);
+        around(m.row, step.row_labels[r]);
         for (std::size_t c = 0; c < step.shape.cols; ++c) {
-            out += blank ? std::string(m.blank) : around(m.cell, cell_text(step, r, c, precision));
+            if (blank) {
+                out += m.blank;
+            } else {
+                around(m.cell, cell_text(step, r, c, numbers));
+            }
         }
         out += m.row_end;
     }
-    return out + std::string(m.end);
+    out += m.end;
 }
 
-std::string rules(const Trace& t) {
+std::string rules(const Trace& t, Layout layout) {
+    const std::string_view along =
+        layout == Layout::col ? "down each column (one column per query)" : "along each row";
     if (t.config.arith == Arith::hand) {
         return fmt::format(
             "Rules for pencil and paper: scale by ⌊S / {}⌋ (round down) in place of S / √{}, and "
-            "use 3^x in place of e^x in softmax: A = 3^(s − max) / Σ 3^(s − max) along each "
-            "row. Write fractions as decimals to two places (3/7 = 0.43); answers within 0.05 of "
-            "the right value count as right.",
-            static_cast<int>(t.rule.divisor()), t.config.d_k);
+            "use 3^x in place of e^x in softmax: A = 3^(s − max) / Σ 3^(s − max) {}. Write "
+            "fractions as decimals to two places (3/7 = 0.43); answers within 0.05 of the right "
+            "value count as right.",
+            static_cast<int>(t.rule.divisor()), t.config.d_k, along);
     }
-    return "Rules: S′ = S / √d_k, and softmax along each row, A = e^(s − max) / Σ e^(s − max). "
-           "Write numbers to two decimal places; answers within 0.05 of the right value count as "
-           "right.";
+    return fmt::format(
+        "Rules: S′ = S / √d_k, and softmax {}, A = e^(s − max) / Σ e^(s − max). Write numbers "
+        "to two decimal places; answers within 0.05 of the right value count as right.",
+        along);
+}
+
+// Where the worksheet's numbers came from, after its sizes and mask: a seed, a model file or
+// a Q, K, V file (the answers file keeps the file's numbers, not its path).
+std::string origin(const Trace& t, toolkit::Escape escape) {
+    const auto file = [&](const std::string& path) {
+        return escape(std::filesystem::path(path).filename().string());
+    };
+    if (t.qkv_given) {
+        return fmt::format("Q, K and V given in {}.", file(t.qkv_path));
+    }
+    if (t.embeddings_source.kind == Source::Kind::file ||
+        t.weights_source.kind == Source::Kind::file) {
+        return fmt::format("Numbers from {}.", file(t.embeddings_source.kind == Source::Kind::file
+                                                        ? t.embeddings_source.path
+                                                        : t.weights_source.path));
+    }
+    return fmt::format("Numbers made by attn with --seed {}.", t.config.seed);
+}
+
+// What the header says of the worksheet's tokens, sizes and mask, and where its numbers came
+// from.
+std::string header(const Trace& t, toolkit::Escape escape, std::string_view bold_start,
+                   std::string_view bold_end) {
+    const std::string sizes = t.qkv_given
+                                  ? fmt::format("d_k = {}, d_v = {}", t.config.d_k, t.config.d_v)
+                                  : fmt::format("d_model = {}, d_k = {}, d_v = {}",
+                                                t.config.d_model, t.config.d_k, t.config.d_v);
+    return fmt::format("Sentence: {}{}{} ({} tokens). {}; mask: {}. {}", bold_start,
+                       escape(t.sentence), bold_end, t.tokens.size(), sizes,
+                       to_string(t.config.mask), origin(t, escape));
 }
 
 }  // namespace
 
-std::string render_worksheet(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
-                             const TextStyle& style) {
-    std::string out;
+void render_worksheet(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
+                      const TextStyle& style, const Sink& sink) {
+    toolkit::Spool out(sink);  // a piece at a time: the tables grow with the square of T
     out += answer_key ? "# Self-attention by hand: answer key\n\n"
                       : "# Self-attention by hand: worksheet\n\n";
-    out += fmt::format(
-        "Sentence: **{}** ({} tokens). d_model = {}, d_k = {}, d_v = {}; mask: {}. "
-        "Numbers made by attn with --seed {}.\n\n",
-        md_label(t.sentence), t.tokens.size(), t.config.d_model, t.config.d_k, t.config.d_v,
-        to_string(t.config.mask), t.config.seed);
-    out += rules(t) + "\n\n";
+    out += header(t, md_label, "**", "**") + "\n\n";
+    out += rules(t, style.layout);
+    out += "\n\n";
     if (!answer_key) {
         out +=
             "Fill in the empty cells (______), step by step: each step uses the ones before "
             "it. Write your answers in answers.json too (replace each null; write \"-inf\" "
             "for −∞) and check them with `attn check answers.json`.\n";
     }
-    for (const auto& step : teaching_steps(t)) {
+    for (const auto& step : steps_in(t, style.layout)) {
         out += step.kind == StepKind::tokens
                    ? fmt::format("\n## {} · {}\n\n", step.number, lesson::title(t, step))
                    : fmt::format("\n## {} · {} {}\n\n", step.number, lesson::title(t, step),
@@ -154,35 +197,30 @@ std::string render_worksheet(const Trace& t, const std::vector<std::string>& bla
             out += toolkit::numbered_tokens(t.tokens, md_label) + "\n";
             continue;
         }
-        out +=
-            table(step, !answer_key && contains(blank, step.id), style.precision, markdown_table);
+        table(out, step, !answer_key && contains(blank, step.id), style.precision, markdown_table);
     }
-    return out;
+    out.flush();
 }
 
-std::string render_worksheet_html(const Trace& t, const std::vector<std::string>& blank,
-                                  bool answer_key, const TextStyle& style) {
-    std::string out =
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
+void render_worksheet_html(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
+                           const TextStyle& style, const Sink& sink) {
+    toolkit::Spool out(sink);
+    out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>";
     out += answer_key ? "Answer key" : "Worksheet";
     out += ": " + esc(t.sentence) + "</title>\n<style>\n";
     out += assets::worksheet_css;
     out += "</style>\n</head>\n<body>\n";
     out += answer_key ? "<h1>Self-attention by hand: answer key</h1>\n"
                       : "<h1>Self-attention by hand: worksheet</h1>\n";
-    out += fmt::format(
-        "<p>Sentence: <b>{}</b> ({} tokens). d_model = {}, d_k = {}, d_v = {}; "
-        "mask: {}. Numbers made by attn with --seed {}.</p>\n",
-        esc(t.sentence), t.tokens.size(), t.config.d_model, t.config.d_k, t.config.d_v,
-        to_string(t.config.mask), t.config.seed);
-    out += "<p>" + esc(rules(t)) + "</p>\n";
+    out += "<p>" + header(t, esc, "<b>", "</b>") + "</p>\n";
+    out += "<p>" + esc(rules(t, style.layout)) + "</p>\n";
     if (!answer_key) {
         out +=
             "<p>Fill in the empty cells, step by step: each step uses the ones before it. "
             "Write your answers in answers.json too and check them with <code>attn check "
             "answers.json</code>.</p>\n";
     }
-    for (const auto& step : teaching_steps(t)) {
+    for (const auto& step : steps_in(t, style.layout)) {
         out += "<div class=\"step\">\n";
         out +=
             step.kind == StepKind::tokens
@@ -196,17 +234,113 @@ std::string render_worksheet_html(const Trace& t, const std::vector<std::string>
             out += "<p>" + toolkit::numbered_tokens(t.tokens, esc) + "</p>\n</div>\n";
             continue;
         }
-        out += table(step, !answer_key && contains(blank, step.id), style.precision, html_table);
+        table(out, step, !answer_key && contains(blank, step.id), style.precision, html_table);
         out += "</div>\n";
     }
     out += "</body>\n</html>\n";
-    return out;
+    out.flush();
 }
 
-std::string render_answers_template(const Trace& t, const std::vector<std::string>& blank) {
+std::string render_worksheet(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
+                             const TextStyle& style) {
+    return toolkit::collect(
+        [&](const Sink& sink) { render_worksheet(t, blank, answer_key, style, sink); });
+}
+
+std::string render_worksheet_html(const Trace& t, const std::vector<std::string>& blank,
+                                  bool answer_key, const TextStyle& style) {
+    return toolkit::collect(
+        [&](const Sink& sink) { render_worksheet_html(t, blank, answer_key, style, sink); });
+}
+
+std::size_t answers_template_bytes(const Trace& t, const std::vector<std::string>& blank) {
+    std::size_t cells = 0;
+    std::size_t rows = 0;
+    for (const auto& step : teaching_steps(t)) {
+        if (contains(blank, step.id)) {
+            cells += step.shape.rows * step.shape.cols;
+            rows += step.shape.rows;
+        }
+    }
+    // the numbers the worksheet was made from, when a file gave them: up to 24 characters
+    // each (", " and a double's digits) where a null takes 6
+    std::size_t numbers = 0;
+    for (const Matrix* m :
+         {&t.x, &t.positions, &t.w_q, &t.w_k, &t.w_v, &t.w_o, &t.b_q, &t.b_k, &t.b_v, &t.b_o}) {
+        numbers += m->size();
+        rows += m->rows();
+    }
+    // a null is one Json (16 bytes) in its row's vector, and "null, " in the text (held twice
+    // at the end: the layout's string and the one returned); a row is a Json and its vector
+    constexpr std::size_t per_cell = sizeof(json_layout::Json) + 2 * std::size_t{6};
+    constexpr std::size_t per_number = sizeof(json_layout::Json) + 2 * std::size_t{24};
+    constexpr std::size_t per_row =
+        2 * sizeof(json_layout::Json) + 3 * sizeof(void*) + 2 * std::size_t{8};
+    return cells * per_cell + numbers * per_number + rows * per_row + (std::size_t{64} << 10U);
+}
+
+namespace {
+
+// The settings a worksheet is remade from, for attn check: with numbers from a file, the
+// numbers themselves (a model's embeddings and weights, or Q, K and V), not the file's path,
+// so that the answers file stays checkable when that file is gone or changed.
+json_layout::Json settings(const Trace& t, Layout layout) {
+    using json_layout::Json;
+    Json w = Json::object();
+    if (!t.qkv_given || !t.tokens_named) {
+        w["sentence"] = t.sentence;
+    }
+    const bool from_file = t.embeddings_source.kind == Source::Kind::file ||
+                           t.weights_source.kind == Source::Kind::file;
+    if (t.qkv_given) {
+        const Head& head = t.heads.front();
+        w["qkv"] = {{"tokens", t.tokens},
+                    {"Q", json_layout::matrix(head.q)},
+                    {"K", json_layout::matrix(head.k)},
+                    {"V", json_layout::matrix(head.v)}};
+    } else if (from_file) {
+        const std::size_t n_real = t.tokens.size() - t.config.n_pad;
+        Json model = {
+            // a table as the model file gave it (one row a position), else its kind
+            {"positions", t.config.positions == PositionKind::file
+                              ? json_layout::matrix(t.positions)
+                              : Json(to_string(t.config.positions))},
+            {"embeddings",
+             {{"case_insensitive", false}, {"vectors", json_layout::vectors(t.tokens, t.x)}}},
+            {"weights", json_layout::weights(Weights{.w_q = t.w_q,
+                                                     .w_k = t.w_k,
+                                                     .w_v = t.w_v,
+                                                     .w_o = t.w_o,
+                                                     .b_q = t.b_q,
+                                                     .b_k = t.b_k,
+                                                     .b_v = t.b_v,
+                                                     .b_o = t.b_o},
+                                             t.config.n_heads)}};
+        if (t.config.n_pad > 0) {
+            model["pad_to"] = n_real + t.config.n_pad;
+        }
+        w["model"] = std::move(model);
+    } else {
+        w["seed"] = t.config.seed;
+        w["d_model"] = t.config.d_model;
+        w["d_k"] = t.config.d_k;
+        w["d_v"] = t.config.d_v;
+    }
+    w["mask"] = to_string(t.config.mask);
+    w["arith"] = to_string(t.config.arith);
+    w["tokenizer"] = {{"mode", to_string(t.config.tokenizer.mode)},
+                      {"lowercase", t.config.tokenizer.lowercase}};
+    w["layout"] = to_string(layout);
+    return w;
+}
+
+}  // namespace
+
+std::string render_answers_template(const Trace& t, const std::vector<std::string>& blank,
+                                    Layout layout) {
     using json_layout::Json;
     Json answers = Json::object();
-    for (const auto& step : teaching_steps(t)) {
+    for (const auto& step : steps_in(t, layout)) {
         if (contains(blank, step.id)) {
             const Json row(step.shape.cols, nullptr);
             answers[step.id] = Json(step.shape.rows, row);
@@ -216,19 +350,13 @@ std::string render_answers_template(const Trace& t, const std::vector<std::strin
         {"schema", "attn.answers"},
         {"schema_version", 1},
         {"instructions",
-         "Replace each null with your number (write \"-inf\" for minus infinity), then run: "
-         "attn check THIS-FILE"},
-        {"worksheet",
-         {{"sentence", t.sentence},
-          {"seed", t.config.seed},
-          {"d_model", t.config.d_model},
-          {"d_k", t.config.d_k},
-          {"d_v", t.config.d_v},
-          {"mask", to_string(t.config.mask)},
-          {"arith", to_string(t.config.arith)},
-          {"tokenizer",
-           {{"mode", to_string(t.config.tokenizer.mode)},
-            {"lowercase", t.config.tokenizer.lowercase}}}}},
+         layout == Layout::col
+             ? "Replace each null with your number (write \"-inf\" for minus infinity), each "
+               "step's rows and columns as the worksheet shows them (\"layout\": \"col\": "
+               "tokens are columns), then run: attn check THIS-FILE"
+             : "Replace each null with your number (write \"-inf\" for minus infinity), then "
+               "run: attn check THIS-FILE"},
+        {"worksheet", settings(t, layout)},
         {"answers", std::move(answers)}};
     return json_layout::write(tmpl) + "\n";
 }

@@ -190,7 +190,7 @@ for sig in INT TERM HUP USR1 USR2 ALRM QUIT; do
     echo precious >"$dir/big.json"
     # a background job of a script starts with SIGINT and SIGQUIT ignored, and attn keeps an
     # ignored signal ignored (as nohup wants): start it with every signal at its default
-    env --default-signal "$attn" explain "$big" --d-model 256 --heads 8 --json "$dir/big.json" \
+    env --default-signal "$attn" explain "$big" --d-model 64 --heads 8 --json "$dir/big.json" \
         --format none 2>/dev/null &
     pid=$!
     for _ in $(seq 1 400); do  # wait until the temporary file exists, then send the signal

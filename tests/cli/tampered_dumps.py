@@ -2,7 +2,12 @@
 """Tampered dumps: every field a dump carries, changed one at a time, must make
 `attn explain --from` exit with 2 and an error that names the place of the change.
 
-usage: tampered_dumps.py ATTN
+usage: tampered_dumps.py ATTN ATTN_BATCH
+
+The thousands of tampered replays run in ATTN_BATCH (tests/cli/attn_batch.cpp: attn's own
+run(), once per case, in one process; two such processes share the cases), since a process
+per case took minutes under load. A sample of the cases (the first of each kind and one in
+SAMPLE after) also runs in ATTN itself, which must give the same exit code, stdout and stderr.
 
 Good dumps of several kinds of run are written by attn itself (seeded, causal with padding,
 two heads, sinusoidal positions, hand arithmetic, embeddings from a file with a seeded unknown
@@ -27,6 +32,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 ATTN = sys.argv[1]
+ATTN_BATCH = sys.argv[2]
+SAMPLE = 97
 FREE = [r"^attn_version$", r"^description$", r"^sources\.\w+\.path$",
         r"^sources\.embeddings\.seeded_tokens$"]
 # With Q, K and V given and the tokens naming their rows, nothing is seeded or tokenized: the
@@ -53,6 +60,26 @@ CONSEQUENCES = [
 
 def run(args):
     return subprocess.run([ATTN, *args], capture_output=True, text=True, timeout=60)
+
+
+def run_batch(runs):
+    """Each of `runs` (argument lists) through ATTN_BATCH, on two processes; returns
+    (code, stdout, stderr) per run, in order."""
+    def one(chunk):
+        lines = "".join(json.dumps(args) + "\n" for args in chunk)
+        p = subprocess.run([ATTN_BATCH], input=lines, capture_output=True, text=True,
+                           timeout=600)
+        if p.returncode != 0:
+            raise RuntimeError(f"attn_batch exited with {p.returncode}: {p.stderr[-2000:]}")
+        results = [json.loads(line) for line in p.stdout.splitlines()]
+        if len(results) != len(chunk):
+            raise RuntimeError(f"attn_batch answered {len(results)} of {len(chunk)} runs")
+        return [(r["code"], r["out"], r["err"]) for r in results]
+
+    half = (len(runs) + 1) // 2
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        parts = list(pool.map(one, [runs[:half], runs[half:]]))
+    return [r for part in parts for r in part]
 
 
 def path_of(parts):
@@ -162,21 +189,28 @@ def main():
                 failures.append(f"{name}: the good dump is refused: {r.stderr}")
                 continue
             with open(good) as f:
-                doc = json.load(f)
+                text = f.read()
+            doc = json.loads(text)
             cases = []
             for k, (parts, what, change) in enumerate(mutations(doc)):
-                tampered = copy.deepcopy(doc)
+                tampered = json.loads(text)  # a fresh copy: json's C parser, not deepcopy
                 change(tampered)
                 if tampered == doc:
                     continue
                 bad = os.path.join(tmp, f"{name}-{k}-bad.json")
                 with open(bad, "w") as f:
-                    json.dump(tampered, f, indent=1, ensure_ascii=False)
+                    # on one line: json's C encoder (indent takes its Python one, 10× slower)
+                    f.write(json.dumps(tampered, ensure_ascii=False))
                 cases.append((parts, what, bad))
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                results = list(pool.map(lambda case: run(["explain", "--from", case[2]]), cases))
-            for (parts, what, bad), r in zip(cases, results):
-                os.remove(bad)
+            results = run_batch([["explain", "--from", case[2]] for case in cases])
+            # the batch runs what attn runs: a sample compared with attn itself
+            for k in range(0, len(cases), SAMPLE):
+                own = run(["explain", "--from", cases[k][2]])
+                if (own.returncode, own.stdout, own.stderr) != results[k]:
+                    failures.append(f"{name}: case {k}: attn_batch gave {results[k]!r}, attn "
+                                    f"gave {(own.returncode, own.stdout, own.stderr)!r}")
+            for (parts, what, bad), (code, out, err) in zip(cases, results):
+                r = subprocess.CompletedProcess([], code, out, err)
                 changed = path_of(parts)
                 checked += 1
                 label = f"{name}: {changed} {what}"

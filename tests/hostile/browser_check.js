@@ -66,14 +66,22 @@ async function checkPages() {
         pwned: window.__pwned === undefined ? null : String(window.__pwned),
         scripts: document.scripts.length,
         foreign: Array.from(document.body.querySelectorAll('img,iframe,object,embed,a,form,input,base,meta,link,svg,math,style,script'))
-          .filter((e) => e.tagName !== 'SCRIPT' || e.parentElement !== document.body)
+          // the page's own scripts: at the end of the body, and a compact heatmap's data (a
+          // JSON block, never run) beside its canvas in a step's section
+          .filter((e) => e.tagName !== 'SCRIPT' || !(e.parentElement === document.body ||
+            (e.type === 'application/json' && e.classList.contains('heatmap-data') &&
+             e.parentElement.matches('section.step') && e.previousElementSibling !== null &&
+             e.previousElementSibling.matches('div.heatmap'))))
           .map((e) => e.tagName).slice(0, 5),
+        heatmapData: document.querySelectorAll('script.heatmap-data').length,
+        heatmaps: document.querySelectorAll('div.heatmap').length,
       }));
       const isReport = !path.basename(file).startsWith('worksheet') && !path.basename(file).startsWith('answer-key');
       if (isReport && state.ready !== 'ok') problems.push('the page script did not finish (no data-ready="ok")');
       if (state.errors) problems.push(`data-errors: ${state.errors}`);
       if (state.pwned !== null) problems.push(`an input ran script: window.__pwned = ${state.pwned}`);
       if (state.foreign.length > 0) problems.push(`elements from an input: ${state.foreign.join(', ')}`);
+      if (state.heatmapData !== state.heatmaps) problems.push(`${state.heatmapData} heatmap data blocks for ${state.heatmaps} heatmaps`);
       for (const p of problems) fail(`${file}: ${p}`);
       await page.close();
     }

@@ -13,16 +13,9 @@ sentence='The </script> cat <b>sat</b> & "it"'
 args=(explain "$sentence" --heads 2 --mask causal --d-model 6)
 "$attn" "${args[@]}" --html "$dir/report.html" --json "$dir/trace.json" >/dev/null 2>"$dir/err" \
     || { cat "$dir/err"; fail "attn failed"; }
-browser=("$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking
-         --disable-component-update --disable-sync --no-first-run --disable-quic
-         --user-data-dir="$dir/profile")
-timeout 120 "${browser[@]}" --dump-dom "file://$dir/report.html" >"$dir/dom.html" 2>"$dir/browser.err" \
-    || { tail -5 "$dir/browser.err"; fail "chromium could not load the page"; }
-grep -q 'data-ready="ok"' "$dir/dom.html" || fail "the page's script did not finish (data-ready missing)"
-if grep -q 'data-errors=' "$dir/dom.html"; then
-    grep -o 'data-errors="[^"]*"' "$dir/dom.html"
-    fail "JavaScript errors"
-fi
+source "$(dirname "$0")/chromium_page.sh"
+browser_in "$chromium"
+load_page "$dir/report.html" "$dir/dom.html"
 # every step of the walk-through, by the ids of the JSON dump
 ids=$(grep -o '"id": "[^"]*"' "$dir/trace.json" | sed 's/"id": "\(.*\)"/\1/')
 [ -n "$ids" ] || fail "no step ids in the dump"

@@ -74,6 +74,12 @@ def printed(what, attn_values, texts, inputs_rounding=1e-8):
     print(f"ok: {what}: {len(texts)} printed numbers, largest difference {worst:.1e}")
 
 
+def numpy8(texts):
+    """An array as numpy prints it by default: each number rounded to 8 decimals, trailing
+    zeros dropped (0.0280311 is 0.02803110), so each is known to half a unit of the 8th."""
+    return [f"{float(t):.8f}" for t in texts]
+
+
 def same(what, attn_values, expected, tolerance=1e-12):
     """attn's numbers against the tutorial's own code run on the same inputs."""
     global checks
@@ -181,26 +187,71 @@ Q, K, V = (np.array(qkv[k], dtype=float) for k in "QKV")
 half = {m: np.array([[0.5 * 10.0 ** -decimals(repr(x)) for x in row] for row in qkv[m]])
         for m in "QK"}
 scores_rounding = np.abs(Q) @ half["K"].T + half["Q"] @ np.abs(K).T
-printed("002 Q K^T", values(d, "scores"), """-1.70591902 -1.37586814 1.35979172 -0.84403445
-    1.9056601 1.28581105 -2.38259031 -0.49412577 1.9622213 1.83882766 0.75857093 4.86142051
-    -0.07765669 0.16947995 0.46103018 0.03823273""".split(), scores_rounding.ravel())
+printed("002 Q K^T", values(d, "scores"), numpy8("""-1.70591902 -1.37586814 1.35979172
+    -0.84403445 1.9056601 1.28581105 -2.38259031 -0.49412577 1.9622213 1.83882766 0.75857093
+    4.86142051 -0.07765669 0.16947995 0.46103018 0.03823273""".split()), scores_rounding.ravel())
 printed("002 Q variance", step(d, "Q")["variance"], ["1.0633619664558474"])
 printed("002 K variance", step(d, "K")["variance"], ["0.6293201691477228"])
 printed("002 Q K^T variance", step(d, "scores")["variance"], ["2.9059453138911335"])
 printed("002 normalized variance", step(d, "scaled_scores")["variance_after"],
         ["0.3632431642363916"])
-printed("002 normalized", values(d, "scaled_scores"), """-0.60313345 -0.48644285 0.48075897
-    -0.29841124 0.67375259 0.45460286 -0.84237288 -0.17469984 0.69374999 0.65012375
-    0.26819532 1.71877171 -0.02745579 0.05992021 0.16299878 0.01351731""".split())
+printed("002 normalized", values(d, "scaled_scores"), numpy8("""-0.60313345 -0.48644285
+    0.48075897 -0.29841124 0.67375259 0.45460286 -0.84237288 -0.17469984 0.69374999 0.65012375
+    0.26819532 1.71877171 -0.02745579 0.05992021 0.16299878 0.01351731""".split()),
+        scores_rounding.ravel() / math.sqrt(8))
 masked = np.array(step(d, "masked_scores")["values"], dtype=object)
 claim("002: the masked scores are -inf above the diagonal, as normalized + mask prints them",
       all((masked[i][j] == "-inf") == (j > i) for i in range(4) for j in range(4)))
-printed("002 attention (softmax over the whole matrix)", values(d, "weights"), """0.04042334 0
-    0 0 0.14493617 0.11641294 0 0 0.14786369 0.14155164 0.09661521 0 0.07188625 0.07844997
-    0.08696795 0.07489283""".split())
+attention_printed = numpy8("""0.04042334 0 0 0 0.14493617 0.11641294 0 0 0.14786369 0.14155164
+    0.09661521 0 0.07188625 0.07844997 0.08696795 0.07489283""".split())
+printed("002 attention (softmax over the whole matrix)", values(d, "weights"), attention_printed)
 printed("002 Q as printed", values(d, "Q"), [repr(x) for x in Q.ravel()], 0)
 printed("002 the printed part of V", values(d, "V")[0][:4],
         "0.99755393 1.56166281 0.2986221 0.47543551".split(), 0)
+# its new_V, to its printed digits: attn's output must round to what it prints (half a unit of
+# the 8th decimal, nothing more), which holds only for a V recovered from its prints
+new_V_printed = numpy8("""0.04032446 0.06312763 0.0120713 0.01921869 0.03306634 0.00240532 -0.00472579
+    -0.00409524 -0.13459867 0.25509703 -0.11080394 0.0280311 0.1120454 0.07629048 -0.2235742
+    -0.10467009 -0.08661027 0.26311021 -0.24234362 -0.00936914 -0.06104208 -0.10105507
+    -0.22962908 0.00502036 -0.03938946 0.00811048 -0.28066134 -0.01644259 -0.05047221
+    -0.04874643 -0.00406434 0.0616164""".split())
+printed("002 new_V = attention V (its printed digits)", values(d, "output"), new_V_printed, 0)
+# V from what it prints: attention (lower-triangular) times V is new_V, so V = solve(attention,
+# new_V). Both are printed with 8 decimals (each within 5e-9); to first order (the second-order
+# term is below 1e-13) that leaves V[i][c] uncertain by at most
+# sum_k |inv(attention)[i][k]| (5e-9 + 5e-9 sum_{j<=k} |V[j][c]|).
+A_printed = np.array(attention_printed, dtype=float).reshape(4, 4)
+new_V = np.array(new_V_printed, dtype=float).reshape(4, 8)
+V_recovered = np.linalg.solve(A_printed, new_V)
+known = np.abs(np.linalg.inv(A_printed)) @ (
+    5e-9 + 5e-9 * np.tril(np.ones((4, 4))) @ np.abs(V_recovered))
+# the example's V: within that bound of the recovered V, plus its own rounding to 8 decimals
+checks += 1
+excess = np.abs(V - V_recovered) - (known + 5e-9 + 1e-13)
+if excess.max() > 0:
+    i, c = np.unravel_index(int(excess.argmax()), excess.shape)
+    failures.append(f"002 V[{i}][{c}] = {V[i][c]!r} is {abs(V[i][c] - V_recovered[i][c]):.1e} from "
+                    f"solve(attention, new_V) = {V_recovered[i][c]!r}, more than the printed "
+                    f"numbers' rounding allows ({known[i][c]:.1e})")
+else:
+    print(f"ok: 002 V is solve(attention, new_V) of its prints: within {np.abs(V - V_recovered).max():.1e}"
+          f" (the prints' rounding allows up to {known.max():.1e})")
+claim("002: the printed V[0][:4] agree with the V its attention and new_V give",
+      all(abs(float(t) - v) <= k for t, v, k in zip(
+          "0.99755393 1.56166281 0.2986221 0.47543551".split(), V_recovered[0], known[0])))
+claim("002: V[t0][4] begins 0.81, as its truncated print of V shows",
+      f"{values(d, 'V')[0][4]:.8f}".startswith("0.81"))
+def short(x):
+    """8.36e-07 as the description writes it: 8.4e-7."""
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+claim(f"002: the description's bounds are the prints' rounding: at most {short(known.max())}, "
+      f"t0's row {short(known[0].max())}",
+      f"at most {short(known.max())}" in qkv["description"] and
+      f"(t0's row: {short(known[0].max())})" in qkv["description"])
+claim("002: V has 8 decimals, as the description says",
+      all(abs(x * 1e8 - round(x * 1e8)) < 1e-6 for x in V.ravel()) and
+      "stored with 8" in qkv["description"])
 # its code, as written: softmax over the whole (masked) matrix
 mask = np.triu(np.ones((4, 4)), k=1)
 mask[mask == 1] = -np.inf
@@ -208,12 +259,13 @@ normalized = Q @ K.T / math.sqrt(8)
 with np.errstate(over="ignore"):
     attention = np.exp(normalized + mask) / np.exp(normalized + mask).sum()
 same("002 the notebook's attention", values(d, "weights"), attention)
-same("002 the notebook's new V (with the seeded rest of V)", values(d, "output"), attention @ V)
+same("002 the notebook's new V on the example's V", values(d, "output"), attention @ V)
 claim("002: its weights' rows do not sum to 1", all(abs(r - 1) > 0.5 for r in attention.sum(axis=1)))
 right = values(d, "correct_weights")
 claim("002: attn's right weights sum to 1 in every row", np.allclose(right.sum(axis=1), 1))
-claim("002: the description says which part of V is seeded",
-      "seeded" in qkv["description"] and "first four" in qkv["description"])
+claim("002: the description says how V was recovered and that none of it is seeded",
+      "recovered" in qkv["description"] and "first four" in qkv["description"] and
+      "seeded" not in qkv["description"])
 
 # --- 003: the book chapter's formulas ----------------------------------------------------
 print("== tutorial 003: the book chapter's formulas")

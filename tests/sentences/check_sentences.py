@@ -1,19 +1,36 @@
 #!/usr/bin/python3
 """Every sentence true: runs attn explain over combinations of --layout, --scale-by (and
 --no-scale), --softmax-over, --mask, --positions, --heads and --arith, with --why on several
-cells, and checks what it prints:
+cells (and four runs with the tables at --precision 0 and 1, whose sentences, read-outs and
+--why still quote four decimals: their arithmetic and --why are checked), and checks what it
+prints:
 
 - every worked arithmetic line holds for the numbers it shows: a / b = c, ⌊a / b⌋ = c,
   e^(a − b) = c and 3^(a − b) = c, sums of products "= a·b + c·d ... = total", "X′ = a + b = c",
   "s = |q| · |k| · cos θ = a · b · c", "from V (S) to W" when divided by d_k exactly, and
   "stays V instead of falling to W" (each number within its printed precision: the check
   works on intervals, so rounding never fails it and a wrong digit does);
-- a sum said to be 1 ("Each row sums to 1 (the Σ column)") is 1 in the Σ the table prints;
-- in the column layout no sentence says "row" where a token's vector is a column;
+- a sum said to be 1 ("Each row sums to 1 (the Σ column)") is 1 in the Σ the table prints,
+  and sums said not to be 1 ("sum to between 0.63 and 1.60, not 1", "not an average") are not;
+- "close to 1" and "not close to 1" hold for the band the sentence states (25%), and so do
+  "close to that" (their product) and "a · b = c";
+- the read-outs under the output ("0.8400 of V[book] + 0.1600 of V[is]", the very digits of the
+  weights table) and under the weights
+  without scaling ("largest weight 0.87", "on average ... more peaked") quote the weights
+  table beside them, and comparisons ("N times smaller", "more peaked", "differ by up to")
+  hold for the numbers;
+- in the column layout no sentence says "row" where a token's vector is a column (X's, the
+  outputs', the positions', the mask's keys);
 - --why explains the cell shown on screen: its value is the one the step's table prints at
   that row and column.
 
-usage: check_sentences.py ATTN      (Debian's python3; no modules beyond the standard library)
+With a GPT-2 checkpoint (CHECKPOINT, the committed tests/reference/gpt2/tiny-f32), also its
+walk at each layer, with every head and with --head 1, and --why on three cells of every step
+that has a matrix: the sums, LayerNorm's mean, variance and output, the residual stream's
+additions and the ratios of the layers below are checked as above.
+
+usage: check_sentences.py ATTN [CHECKPOINT]
+       (Debian's python3; no modules beyond the standard library)
 """
 
 import itertools
@@ -24,9 +41,11 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 ATTN = sys.argv[1]
+CHECKPOINT = sys.argv[2] if len(sys.argv) > 2 else None
 NUM = r"[−-]?\d+(?:\.\d+)?(?:e[+-]\d+)?"
 failures = []
-checked = {"arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0}
+checked = {"arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0, "claims": 0,
+           "readouts": 0}
 
 
 def value(text):
@@ -114,14 +133,40 @@ def check_arithmetic(where, text):
         for m in re.finditer(rf"({NUM}) = \|q\| · \|k\| · cos.θ = ({NUM}) · ({NUM}) · ({NUM})", line):
             got = mul(mul(interval(m[2]), interval(m[3])), interval(m[4]))
             holds(where, line, got, m[1])
-        # X′[r, c] = X[r, c] + P[r, c] = a + b = c
-        for m in re.finditer(rf"= ({NUM}) \+ ({NUM}) = ({NUM})\.", line):
+        # X′[r, c] = X[r, c] + P[r, c] = a + b = c (b in brackets when negative)
+        for m in re.finditer(rf"= ({NUM}) \+ \(?({NUM})\)? = ({NUM})\.", line):
             holds(where, line, add(interval(m[1]), interval(m[2])), m[3])
+        # a difference: "changed this number by a − b = c"
+        for m in re.finditer(rf"by ({NUM}) − \(?({NUM})\)? = ({NUM})\.", line):
+            a, b = interval(m[1]), interval(m[2])
+            holds(where, line, (a[0] - b[1], a[1] - b[0]), m[3])
+
+    # a layer's change against the vector it left: "has length a, so the change is r times"
+    m = re.search(rf"Why is Δ\[[^\]]+\] = ({NUM})\?.*?has length ({NUM}), so the change is "
+                  rf"({NUM}) times", flat, re.S)
+    if m:
+        holds(where, m[0], div(interval(m[1]), interval(m[2])), m[3])
+    elif "Why is Δ[" in text:
+        fail(where, "the change of a layer below is not compared with the vector it left")
+    # LayerNorm's output, three lines: (h − μ) / √(σ² + ε) · γ + β, its parts, the value
+    m = re.search(rf"  = \(({NUM}) − \(?({NUM})\)?\) / √\(({NUM}) \+ ({NUM})\) · \(?({NUM})\)? \+ "
+                  rf"\(?({NUM})\)?\n  = ({NUM}) / ({NUM}) · \(?({NUM})\)? \+ \(?({NUM})\)?\n  = ({NUM})\n",
+                  text)
+    if m:
+        h, mu, var, eps = interval(m[1]), interval(m[2]), interval(m[3]), interval(m[4])
+        holds(where, m[0], (h[0] - mu[1], h[1] - mu[0]), m[7])
+        root = add(var, eps)
+        holds(where, m[0], (math.sqrt(max(root[0], 0.0)), math.sqrt(root[1])), m[8])
+        got = add(mul(div(interval(m[7]), interval(m[8])), interval(m[9])), interval(m[10]))
+        holds(where, m[0], got, m[11])
+    elif "√(σ²" in text and "Why is X[" in text:
+        fail(where, "LayerNorm's worked arithmetic is not in the form the checker reads")
+    for line in flat.split("\n"):
         # divided by d_k (or d_model) exactly: from V (S) to W (S′)
         m = re.search(rf"Here (d_k|d_model) = (\d+).*?by \1 exactly: from ({NUM}) \(S[_\d]*\) to ({NUM})", line)
         if m:
             holds(where, line, div(interval(m[3]), (int(m[2]), int(m[2]))), m[4])
-        m = re.search(rf"Here d_k = (\d+): scaling would divide.*?stays ({NUM}) instead of falling to ({NUM})", line)
+        m = re.search(rf"Here d_k = (\d+): scaling would divide.*?stays ({NUM}) instead of falling to ({NUM})(?![\d.])(?!, the variance of ⌊)", line)
         if m:
             holds(where, line, div(interval(m[2]), (int(m[1]), int(m[1]))), m[3])
         # 3^(s/2) = e^(0.549·s) and e^(s/√3) = e^(0.577·s)
@@ -140,11 +185,19 @@ def check_arithmetic(where, text):
                 j += 1
             if j < len(lines) and re.fullmatch(rf"  = {NUM}", lines[j]):
                 total = lines[j][4:]
-                if "more terms" not in terms:
+                # a sum of products; LayerNorm's "a / b · γ + β" is checked above
+                if "more terms" not in terms and " / " not in terms:
                     got = (0.0, 0.0)
                     for term in re.split(r" \+ ", terms):
                         term = re.sub(r" \[[^\]]*\]$", "", term.strip())
                         term = re.sub(r" \(the bias \w+\)$", "", term)
+                        squared = re.fullmatch(rf"\(({NUM}) − \(?({NUM})\)?\)²", term)
+                        if squared:  # a variance's term: (h − μ)²
+                            a, b = interval(squared[1]), interval(squared[2])
+                            lo, hi = a[0] - b[1], a[1] - b[0]
+                            low = 0.0 if lo <= 0.0 <= hi else min(lo * lo, hi * hi)
+                            got = add(got, (low, max(lo * lo, hi * hi)))
+                            continue
                         factors = [f.strip("()") for f in term.split("·")]
                         piece = (1.0, 1.0)
                         for f in factors:
@@ -256,9 +309,214 @@ def check_favourites(where, text, cols):
             fail(where, f"the verdict {verdict!r} speaks of ties, but no row has one with itself")
 
 
+def near(x, target, band):
+    """Whether the printed x (an interval) may be within `band` of target (relative), and
+    whether it may be outside: (can_be_in, can_be_out)."""
+    lo, hi = interval(x)
+    t = abs(target) * band
+    return (hi >= target - t and lo <= target + t), (lo < target - t or hi > target + t)
+
+
+def check_claims(where, text):
+    """Claims about closeness, products and comparisons, from the numbers in the sentence."""
+    flat = joined(text)
+    for line in flat.split("\n"):
+        # "from 7.4438 (S) to 2.4813 (S′), which is not close to 1 (more than 25% away from it)"
+        m = re.search(rf"to ({NUM}) \(S′[_\d]*\), (?:which is )?(not )?close to 1 \((?:within|more than) (\d+)%", line)
+        if m:
+            checked["claims"] += 1
+            can_in, can_out = near(m[1], 1.0, int(m[3]) / 100)
+            if (m[2] and not can_out) or (not m[2] and not can_in):
+                fail(where, f"'{'not ' if m[2] else ''}close to 1' but S′'s variance is {m[1]}: {line.strip()[:120]!r}")
+        # "their product, 1.1634 · 0.8608 = 1.0015, and 2.4813 is close to that (within 25%)"
+        m = re.search(rf"product, ({NUM}) · ({NUM}) = ({NUM})(?:, and ({NUM}) is close to that \(within (\d+)%\)|\. ({NUM}) is not close to that)", line)
+        if m:
+            checked["claims"] += 1
+            holds(where, line, mul(interval(m[1]), interval(m[2])), m[3])
+            target = value(m[3])[0]
+            if m[4]:
+                if not near(m[4], target, int(m[5]) / 100)[0]:
+                    fail(where, f"{m[4]} 'close to' {m[3]}: {line.strip()[:120]!r}")
+            elif not near(m[6], target, 0.25)[1]:
+                fail(where, f"{m[6]} 'not close to' {m[3]}: {line.strip()[:120]!r}")
+        # by hand: "stays 3.3333 instead of falling to 0.8889, the variance of ⌊S / 2⌋", from
+        # the whole scores of the table
+        m = re.search(rf"stays ({NUM}) instead of falling to ({NUM}), the variance of ⌊S / (\d+)⌋", line)
+        if m:
+            scores = table_numbers(text, "Scores S")
+            if scores and all(x == round(x) for x in scores):
+                checked["claims"] += 1
+                floors = [math.floor(x / int(m[3])) for x in scores]
+                for got, claimed in ((pvariance(scores), m[1]), (pvariance(floors), m[2])):
+                    holds(where, line, (got, got), claimed)
+        # "Dividing by √d_k = 1.7321 instead ... the scores here are 1.2910 times smaller"
+        m = re.search(rf"Here d_model = (\d+).*?√d_k = ({NUM}) instead.*?are ({NUM}) times (smaller|larger) than", line)
+        if m:
+            checked["claims"] += 1
+            d_model, sqrt_d_k = int(m[1]), value(m[2])[0]
+            ratio = math.sqrt(d_model) / sqrt_d_k
+            holds(where, line, (max(ratio, 1 / ratio) * (1 - 1e-4), max(ratio, 1 / ratio) * (1 + 1e-4)), m[3])
+            if (m[4] == "smaller") != (ratio > 1):
+                fail(where, f"'{m[4]}', but √d_model / √d_k = {ratio:.4f}: {line.strip()[:120]!r}")
+
+
+def pvariance(xs):
+    mean = sum(xs) / len(xs)
+    return sum((x - mean) ** 2 for x in xs) / len(xs)
+
+
+def table_numbers(text, title):
+    """Every number of the first table whose heading has `title` (e.g. "Scores S")."""
+    m = re.search(rf"━━ [^\n]*{re.escape(title)}\b[^\n]*\n", text)
+    if not m:
+        return []
+    end = text.find("\n━━", m.end())
+    numbers = []
+    for line in text[m.end():end if end != -1 else len(text)].split("\n"):
+        if "│" in line and line.split("│", 1)[0].strip():
+            numbers += [value(x)[0] for x in re.findall(NUM, line.split("│", 1)[1])]
+    return numbers
+
+
+def weights_tables(text):
+    """Every attention-weights table of the text: (heading line, start of the table's step)."""
+    return [(m.group(0), m.start()) for m in re.finditer(r"━━ [^\n]*?(Attention weights|The right weights)[^\n]*", text)]
+
+
+def table_before(text, pos, cols, right=False):
+    """The (right, when asked) weights table of the step before `pos`, as in weights_table."""
+    best = None
+    for heading, start in weights_tables(text):
+        if start < pos and (("right weights" in heading) == right):
+            best = start
+    if best is None:
+        return None
+    nxt = text.find("\n━━", best + 3)
+    return weights_table(text, nxt if nxt != -1 else len(text), cols)
+
+
+def check_readouts(where, text, cols, precision=4):
+    """'The new vector for 'is' is 0.7600 of V[This] + 0.1600 of V[is] + 0.0800 of V[book].' against
+    the weights table, and the --no-scale table of largest weights."""
+    flat = joined(text)
+    cursor = 0  # the matches of `flat` are in the order of `text`: each found after the last
+    for m in re.finditer(r"[Tt]he new vector for '([^']+)'(?: \(token (\d+)\))? is (.+?)\.(?:\n|$)", flat):
+        pos = text.find(f"new vector for '{m[1]}'", cursor)
+        cursor = pos + 1
+        table = table_before(text, pos, cols)
+        if not table:
+            continue
+        checked["readouts"] += 1
+        labels = [lab for lab, _ in table]
+        row = int(m[2]) if m[2] else labels.index(m[1])
+        weights = table[row][1]
+        if m[3].startswith("all zeros"):
+            if any(w != 0 for w in weights):
+                fail(where, f"{m[0]!r} but the row is {weights}")
+            continue
+        named = re.findall(rf"({NUM}) of V\[([^\]#]+)(?:#(\d+))?\]", m[3])
+        shown = set()
+        for w, key, at in named:
+            j = int(at) if at else labels.index(key)
+            shown.add(j)
+            # written at the table's precision, the same digits the table shows (sentences
+            # quote at least four decimals: with --precision 0 or 1, within the table's rounding)
+            if abs(float(w) - weights[j]) > (1e-12 if precision >= 2 else 0.5 * 10 ** -precision + 0.005):
+                fail(where, f"{m[0][:80]!r}: {w} of V[{key}], but the table has {weights[j]}")
+        # the weights not named: those the table prints as 0.0000 may be masked (0) or tiny
+        others = [weights[j] for j in range(len(weights)) if j not in shown]
+        rest = [w for w in others if w != 0]
+        if any(r > min(float(w) for w, _, _ in named) + (1e-12 if precision >= 2 else 10 ** -precision)
+               for r in rest):
+            fail(where, f"{m[0][:80]!r} leaves out a weight larger than those it names")
+        sp = re.search(rf"\+ ({NUM}) spread over the other (\d+) tokens", m[3])
+        if sp:
+            if not len(rest) <= int(sp[2]) <= len(others) or \
+                    abs(float(sp[1]) - sum(rest)) > 0.5 * 10 ** -min(precision, 4) * (len(others) + 1):
+                fail(where, f"{m[0][:80]!r}: the rest is {sum(rest):.4f} over {len(rest)} to "
+                            f"{len(others)} tokens")
+        elif rest:
+            fail(where, f"{m[0][:80]!r} leaves out {len(rest)} weights")
+    # --no-scale: "  'This': largest weight 0.87 (entropy 0.46); with scaling 0.60 (entropy 0.95)",
+    # one block per head, under its weights; the right weights (scaled) follow as step 7′
+    for intro in re.finditer(r"Without scaling, how peaked each query's weights are", text):
+        block = text[intro.start():]
+        block = block[:block.find("\n━━") if "\n━━" in block else len(block)]
+        rows = re.findall(rf"^  '([^']+)': largest weight ({NUM}) \(entropy ({NUM})\); with scaling ({NUM}) \(entropy ({NUM})\)", block, re.M)
+        table = table_before(text, intro.start(), cols)
+        after = [st for h, st in weights_tables(text) if st > intro.start() and "right" in h]
+        right = table_before(text, after[0] + 1, cols, right=True) if after else None
+        for i, (tok, top, ent, stop, sent) in enumerate(rows):
+            checked["readouts"] += 1
+            for got_table, t, e, name in ((table, top, ent, "without"), (right, stop, sent, "with")):
+                if not got_table or i >= len(got_table):
+                    fail(where, f"no weights table for '{tok}' {name} scaling")
+                    continue
+                ws = got_table[i][1]
+                entropy = -sum(w * math.log(w) for w in ws if w > 0)
+                if abs(float(t) - max(ws)) > 0.005 + 1e-4 or abs(float(e) - entropy) > 0.005 + 0.003 * len(ws):
+                    fail(where, f"'{tok}' {name} scaling: largest {t} (entropy {e}), the table gives "
+                                f"{max(ws):.4f} ({entropy:.4f})")
+        m = re.search(rf"On average(?: \(over the (\d+) queries that have weights\))? the largest weight is ({NUM}) without scaling and ({NUM}) with it: (.{{0,60}})", joined(block))
+        if m:
+            checked["readouts"] += 1
+            a, b, said = float(m[2]), float(m[3]), m[4]
+            tops = [float(t) for _, t, _, _, _ in rows if float(t) > 0]
+            if len(tops) == len(rows) and tops and abs(sum(tops) / len(tops) - a) > 0.0101:
+                fail(where, f"average largest weight {a}, the lines above give {sum(tops) / len(tops):.4f}")
+            if said.startswith("without scaling the weights are more peaked") and not a > b:
+                fail(where, f"'more peaked' without scaling, but {a} ≤ {b}")
+            if said.startswith("here scaling makes them more peaked") and not a < b:
+                fail(where, f"scaling 'more peaked', but {a} ≥ {b}")
+            if said.startswith("the same") and a != b:
+                fail(where, f"'the same', but {a} and {b}")
+
+
+def check_weight_sums(where, text):
+    """Sums said not to be 1: 'a query's weights sum to between X and Y, not 1', 'each query's
+    weights sum to X instead of 1', 'not an average: these weights do not sum to 1'; and 'differ
+    from these by up to X' between the weights and the right ones."""
+    flat = joined(text)
+    cursor = 0
+    for m in re.finditer(rf"weights sum to (?:between ({NUM}) and ({NUM})|({NUM}))(?:, not 1| instead of 1)", flat):
+        checked["sums"] += 1
+        pos = text.find("What went wrong", cursor)
+        cursor = pos + 1
+        heading = text.rfind("━━", 0, pos)
+        sums = [float(x.replace("−", "-")) for x in sums_table(text, text.rfind("\n", 0, heading) + 1)]
+        if not sums:
+            continue
+        lo, hi = (float(m[1]), float(m[2])) if m[1] else (float(m[3]), float(m[3]))
+        if abs(min(sums) - lo) > 1e-4 or abs(max(sums) - hi) > 1e-4:
+            fail(where, f"{m[0]!r}, but the Σ printed run from {min(sums)} to {max(sums)}")
+    if "these weights do not sum to 1" in flat:
+        checked["sums"] += 1
+        pos = text.find("these weights do not sum to 1")
+        heading = [st for h, st in weights_tables(text) if st < pos and "right" not in h]
+        if heading:
+            sums = [float(x.replace("−", "-")) for x in sums_table(text, heading[-1])]
+            if sums and all(abs(x - 1) <= 1e-4 for x in sums):
+                fail(where, "'these weights do not sum to 1', but every Σ printed is 1")
+    m = re.search(rf"The weights computed above differ from these by up to ({NUM})", flat)
+    if m:
+        checked["claims"] += 1
+        cols = False
+        pos = text.find("The weights computed above")
+        mine = table_before(text, pos, cols)
+        right = table_before(text, pos, cols, right=True)  # the step this sentence is under
+        if mine and right and len(mine) == len(right):
+            diff = max(abs(a - b) for (_, r1), (_, r2) in zip(mine, right) for a, b in zip(r1, r2))
+            if abs(diff - float(m[1])) > 1e-4 + 0.5 * 10 ** -len(m[1].split(".")[-1]):
+                fail(where, f"'differ by up to {m[1]}', but the tables differ by up to {diff:.4f}")
+
+
 FORBIDDEN_IN_COLUMNS = [
     r"\b[Rr]ow i\b", r"\beach row\b", r"\bEach row\b", r"\brow by row\b", r"[Rr]ows are queries",
     r"\bits row of\b", r"\brow '[^']+' of (Q|K|V|A|X|S)", r"the Σ column",
+    # a token's vector, a token's output and a key's weights are columns here
+    r"\brow of (X|X′|P|Q|K|V|A|Z)\b", r"\bRows [\d, and…]+ of X\b", r"\b(identical|different) rows\b",
+    r"\boutput row\b", r"\bthat row's\b", r"the row with the most", r"\bevery row reads\b",
+    r"their columns are 0", r"\bpair of columns\b", r"P\[pos, 2i",
 ]
 
 
@@ -296,6 +554,11 @@ def table_value(text, row, col):
     return None
 
 
+def decimals(number):
+    """The digits after the point of a printed number: 4 for '0.3750', 0 for '2'."""
+    return len(number.split(".")[1]) if "." in number else 0
+
+
 def configurations():
     for layout, scale, over, mask, positions, heads, arith in itertools.product(
             ["row", "col"], ["d_k", "none", "d_model", "--no-scale"], ["rows", "columns", "all"],
@@ -311,6 +574,12 @@ def configurations():
         if heads > 1:
             args += ["--d-model", "6"]
         yield args
+    # the tables rounded to 0 or 1 decimals: the sentences and --why still quote two
+    for precision in ["0", "1"]:
+        for mask in ["none", "causal"]:
+            yield ["The cat sat on the mat", "--lowercase", "--layout", "row", "--softmax-over",
+                   "rows", "--mask", mask, "--positions", "none", "--heads", "1", "--arith",
+                   "exact", "--scale-by", "d_k", "--precision", precision]
 
 
 def cells_for(args, heads):
@@ -329,6 +598,8 @@ def cells_for(args, heads):
         out.append(f"{prefix}{step}[{r},{c}]")
     if "causal" in args:
         out.append(f"{prefix}masked_scores[{'mat' if cols else 'sat'},{'sat' if cols else 'mat'}]")
+    if "sinusoidal" in args and heads == 1:
+        out.append("with_positions[d1,on]" if cols else "with_positions[on,d1]")
     return out
 
 
@@ -340,9 +611,16 @@ def check(args):
         fail(where, f"exit {code}: {err.strip()}")
         return
     check_arithmetic(where, out)
-    check_sums(where, out)
     cols = args[args.index("--layout") + 1] == "col"
-    check_favourites(where, out, cols)
+    if "--precision" not in args:
+        # these compare sentences with the tables to the default 4 decimals; with the tables
+        # at 0 or 1, the arithmetic (in intervals), the read-outs and --why are checked
+        check_sums(where, out)
+        check_claims(where, out)
+        check_weight_sums(where, out)
+        check_favourites(where, out, cols)
+    precision = int(args[args.index("--precision") + 1]) if "--precision" in args else 4
+    check_readouts(where, out, cols, precision)
     over = args[args.index("--softmax-over") + 1]
     if cols:
         check_columns(where, out, over)
@@ -355,6 +633,11 @@ def check(args):
         if cols:
             check_columns(where + f" --why {cell}", why, over)
         m = re.search(rf"Why is .+? = ({NUM}|−∞)(?: after the update)?\?", why)
+        # X′[r, c] = X[r, c] + P[r, c]: the cell named as the title names it, as shown
+        title = re.search(r"Why is \S+?(\[[^\]]+\])", why)
+        for named in re.findall(r"X′(\[[^\]]+\]) = X(\[[^\]]+\]) \+ P(\[[^\]]+\])", why):
+            if title and any(n != title[1] for n in named):
+                fail(where + f" --why {cell}", f"the title names {title[1]}, the sum {named}")
         step = cell.split("[")[0]
         r, c = cell[cell.index("[") + 1:-1].split(",")
         code, shown, _ = run([*args, "--steps", step])
@@ -365,7 +648,8 @@ def check(args):
         elif m[1] == "−∞" or printed == "−∞":
             if m[1] != printed:
                 fail(where + f" --why {cell}", f"--why says {m[1]} but the table shows {printed}")
-        elif abs(float(m[1].replace("−", "-")) - float(printed.replace("−", "-"))) > 1e-4:
+        elif abs(float(m[1].replace("−", "-")) - float(printed.replace("−", "-"))) > \
+                0.5 * 10 ** -decimals(printed) + 1e-12:
             fail(where + f" --why {cell}", f"--why says {m[1]} but the table shows {printed}")
 
 
@@ -425,6 +709,73 @@ for sentence, expected in FAVOURITES_TIED.items():
         print(f"FAIL: the checker found {len(failures)} faults, not {expected}, in {sentence!r}")
         sys.exit(1)
     failures.clear()
+CLAIMS = {
+    "Here d_k = 3, so √d_k = 1.7321. Scaling divides the variance of the scores by d_k exactly: "
+    "from 7.4438 (S) to 2.4813 (S′), which is not close to 1 (more than 25% away from it).\n": 0,
+    "Here d_k = 3, so √d_k = 1.7321. Scaling divides the variance of the scores by d_k exactly: "
+    "from 3.6000 (S) to 1.2000 (S′), which is close to 1 (within 25% of it).\n": 0,
+    "Here d_k = 3, so √d_k = 1.7321. Scaling divides the variance of the scores by d_k exactly: "
+    "from 4.4438 (S) to 1.4813 (S′), which is close to 1 (within 25% of it).\n": 1,
+    "Here d_k = 3, so √d_k = 1.7321. Scaling divides the variance of the scores by d_k exactly: "
+    "from 3.6000 (S) to 1.2000 (S′), which is not close to 1 (more than 25% away from it).\n": 1,
+    "S′ would have on average their product, 1.1634 · 0.8608 = 1.0015. 2.4813 is not close to "
+    "that either: ...\n": 0,
+    "S′ would have on average their product, 1.1634 · 0.8608 = 1.2015. 2.4813 is not close to "
+    "that either: ...\n": 1,
+    "S′ would have on average their product, 2.0000 · 2.0000 = 4.0000, and 3.5000 is close to "
+    "that (within 25%): ...\n": 0,
+    "S′ would have on average their product, 2.0000 · 2.0000 = 4.0000, and 2.5000 is close to "
+    "that (within 25%): ...\n": 1,
+    "Here d_model = 5, so √d_model = 2.2361. Dividing by √d_k = 1.7321 instead, as the rule says, "
+    "would give 2.4813: the scores here are 1.2910 times smaller than they should be.\n": 0,
+    "Here d_model = 5, so √d_model = 2.2361. Dividing by √d_k = 1.7321 instead, as the rule says, "
+    "would give 2.4813: the scores here are 1.2910 times larger than they should be.\n": 1,
+}
+for sentence, expected in CLAIMS.items():
+    check_claims("self-test", sentence)
+    if len(failures) != expected:
+        print(f"FAIL: the checker found {len(failures)} faults, not {expected}, in {sentence!r}")
+        sys.exit(1)
+    failures.clear()
+READOUTS = {
+    "The new vector for 'is' is 0.7603 of V[This] + 0.1645 of V[is] + 0.0752 of V[book].\n": 0,
+    "The new vector for 'is' is 0.7603 of V[This] + 0.1845 of V[is] + 0.0752 of V[book].\n": 1,
+    "The new vector for 'is' is 0.7603 of V[This] + 0.1645 of V[is].\n": 1,
+    "The new vector for 'book' is 0.3965 of V[This] + 0.3110 of V[book] + 0.2924 of V[is].\n": 0,
+    # rounded otherwise than the table: 0.3965 is shown, so 0.40 (or 0.3966) is a fault
+    "The new vector for 'book' is 0.40 of V[This] + 0.3110 of V[book] + 0.2924 of V[is].\n": 1,
+    "The new vector for 'book' is 0.3966 of V[This] + 0.3110 of V[book] + 0.2924 of V[is].\n": 1,
+}
+for sentence, expected in READOUTS.items():
+    check_readouts("self-test", TABLE + sentence, False)
+    if len(failures) != expected:
+        print(f"FAIL: the checker found {len(failures)} faults, not {expected}, in {sentence!r}")
+        sys.exit(1)
+    failures.clear()
+# what the column layout printed before it said "column" for a token's vector, each a fault
+COLUMN_FAULTS = [
+    "A repeated token, 'the' (tokens 0 and 2): each copy has the same row of X, because an "
+    "embedding depends only on the token's text.",
+    "Without positions, self-attention ignores order: shuffle the tokens and each output row "
+    "moves with its token, unchanged.",
+    "The sinusoidal table of the original Transformer uses a sine and a cosine of a different "
+    "frequency in each pair of columns.",
+    "P[pos, 2i] = sin(pos / 10000^(2i/d_model)), P[pos, 2i+1] = cos(pos / 10000^(2i/d_model))",
+    "no token may attend to them (their columns are 0).",
+    "The copies of 'the' (tokens 0 and 2) now have different rows.",
+    "(That is the row with the most focused attention; every row reads the same way.)",
+]
+for sentence in COLUMN_FAULTS:
+    check_columns("self-test", sentence + "\n", "rows")
+    if not failures:
+        print(f"FAIL: the checker missed the row wording of {sentence!r}")
+        sys.exit(1)
+    failures.clear()
+check_columns("self-test", "A repeated token, 'the' (tokens 0 and 2): each copy has the same "
+              "column of X. The copies now have different columns.\n", "rows")
+if failures:
+    print(f"FAIL: the checker rejected the column wording: {failures}")
+    sys.exit(1)
 for sentence, expected in FAVOURITES.items():
     check_favourites("self-test", TABLE + sentence, False)
     if len(failures) != expected:
@@ -432,9 +783,106 @@ for sentence, expected in FAVOURITES.items():
         sys.exit(1)
     failures.clear()
 
+def table_labels(text):
+    """The row and column labels of the one table in `text` (a step shown alone), in order,
+    over all of its blocks of columns."""
+    rows, cols = [], []
+    for line in text.split("\n"):
+        if "│" not in line or line.strip().startswith("─"):
+            continue
+        left, right = line.split("│", 1)
+        cells = [c for c in right.replace("│", " ").split() if c != "Σ"]
+        if not left.strip():
+            cols += [c for c in cells if c not in cols]
+        elif left.strip() not in rows and left.strip() != "Σ":
+            rows.append(left.strip())
+    return rows, cols
+
+
+def check_layers_below(args, where, out):
+    """The line per layer under layers_below: each range and longest token is its row's in the
+    table, and the lengths after the layer are the ones --why gives cell by cell."""
+    if "What the layers below did" not in out:
+        return
+    _, shown, _ = run(args + ["--steps", "layers_below"])
+    rows, cols = table_labels(shown)
+    table = {r: [float(table_value(shown, r, c).replace("−", "-")) for c in cols] for r in rows}
+    lines = re.findall(rf"Layer (\d+) \[(?:transformer\.)?h\.(\d+)\]: its attention added to each "
+                       rf"token's vector a change ({NUM}) to ({NUM}) long \(the longest for '([^']+)'\), "
+                       rf"its MLP one ({NUM}) to ({NUM}) long \(the longest for '([^']+)'\); after "
+                       rf"the layer the vectors are ({NUM}) to ({NUM}) long\.",
+                       joined(out).replace("\n", " "))
+    if len(lines) != len(rows) // 2:
+        fail(where, f"{len(lines)} lines for the {len(rows) // 2} layers below")
+    for m in lines:
+        layer = int(m[0]) - 1
+        checked["arithmetic"] += 1
+        if int(m[1]) != layer:
+            fail(where, f"layer {m[0]} named h.{m[1]}")
+        for part, (low, high, who) in (("attn", m[2:5]), ("mlp", m[5:8])):
+            row = table[f"h.{layer}.{part}"]
+            if abs(float(low) - min(row)) > 1e-4 or abs(float(high) - max(row)) > 1e-4 or \
+                    cols[row.index(max(row))] != who:
+                fail(where, f"layer {m[0]}'s {part}: {low} to {high} ({who}) but the table's row is {row}")
+        after = []
+        for t in range(len(cols)):
+            _, why, _ = run(args + ["--why", f"layers_below[{2 * layer + 1},{t}]"])
+            length = re.search(rf"has length ({NUM})", why)
+            after.append(float(length[1]) if length else math.nan)
+        if abs(float(m[8]) - min(after)) > 1e-4 or abs(float(m[9]) - max(after)) > 1e-4:
+            fail(where, f"layer {m[0]}: the vectors are {m[8]} to {m[9]} long, but --why gives {after}")
+
+
+def check_checkpoint(layer, head):
+    """A GPT-2 checkpoint's walk: its text, then --why on three cells of every step."""
+    args = ["He took the hat and examined it carefully", "--checkpoint", CHECKPOINT, "--layer",
+            str(layer)] + (["--head", head] if head else [])
+    where = " ".join(args[1:])
+    code, out, err = run(args)
+    if code != 0:
+        fail(where, f"exit {code}: {err.strip()}")
+        return
+    check_arithmetic(where, out)
+    check_sums(where, out)
+    check_favourites(where, out, False)
+    check_layers_below(args, where, out)
+    code, listing, err = run(args + ["--steps", "nothing"])
+    ids = re.search(r"expected one of: (.*?) \(likewise", err)
+    if not ids:
+        fail(where, f"no list of steps in {err.strip()!r}")
+        return
+    for step in ids[1].split(", "):
+        if step in ("tokens", "mask") or step.startswith("head2."):
+            continue
+        code, shown, _ = run(args + ["--steps", step])
+        rows, cols = table_labels(shown)
+        if not rows or not cols:
+            fail(where, f"--steps {step}: no table")
+            continue
+        for r, c in {(0, 0), (len(rows) - 1, len(cols) - 1), (len(rows) // 2, len(cols) // 2)}:
+            cell = f"{step}[{r},{c}]"
+            code, why, err = run(args + ["--why", cell])
+            if code != 0:
+                fail(f"{where} --why {cell}", f"exit {code}: {err.strip()}")
+                continue
+            check_arithmetic(f"{where} --why {cell}", why)
+            if "is an input of the walk-through" in why:
+                fail(f"{where} --why {cell}", "a checkpoint's step called an input of the lesson")
+            m = re.search(rf"Why is .+? = ({NUM}|−∞)\?", why)
+            printed = table_value(shown, rows[r], cols[c])
+            checked["why"] += 1
+            if not m or printed is None:
+                fail(f"{where} --why {cell}", f"no value to compare (why: {bool(m)}, table: {printed})")
+            elif m[1] != printed and (m[1] == "−∞" or printed == "−∞" or abs(
+                    float(m[1].replace("−", "-")) - float(printed.replace("−", "-"))) > 1e-4):
+                fail(f"{where} --why {cell}", f"--why says {m[1]} but the table shows {printed}")
+
+
 configs = list(configurations())
 with ThreadPoolExecutor(max_workers=4) as pool:
     list(pool.map(check, configs))
+    if CHECKPOINT:
+        list(pool.map(lambda run: check_checkpoint(*run), [(1, None), (2, None), (2, "1")]))
 for f in failures[:40]:
     print("FAIL:", f)
 if failures:
@@ -442,4 +890,5 @@ if failures:
     sys.exit(1)
 print(f"ok: {len(configs)} runs; {checked['arithmetic']} arithmetic lines, {checked['sums']} sums, "
       f"{checked['why']} --why cells against their tables, {checked['columns']} column-layout checks, "
-      f"{checked['favourites']} largest-weight sentences")
+      f"{checked['favourites']} largest-weight sentences, {checked['claims']} claims of closeness "
+      f"and comparison, {checked['readouts']} read-outs against the weights")

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attn/core/attention.hpp"
+#include "attn/core/check.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/ops.hpp"
 #include "cli.hpp"
@@ -70,7 +71,7 @@ TEST_CASE("the 3×4 integer example, by hand", "[attention]") {
     CHECK(t.output(0, 0) == Approx(0.136126 * 1 + 0.431937 * 2 + 0.431937 * 2).margin(1e-5));
     CHECK_FALSE(t.mask.has_value());
     CHECK(t.heads[0].masked_scores.empty());
-    CHECK(t.heads[0].variance_scaled == Approx(t.heads[0].variance_scores / 3.0));
+    CHECK(t.heads[0].variance_scaled.value() == Approx(t.heads[0].variance_scores.value() / 3.0));
 }
 
 TEST_CASE("every intermediate matches numpy's to 1e-12", "[attention][reference]") {
@@ -103,9 +104,9 @@ TEST_CASE("every intermediate matches numpy's to 1e-12", "[attention][reference]
             }
             check_close(t.heads[0].attention, to_matrix(e.at("weights")), tol);
             check_close(t.output, to_matrix(e.at("output")), tol);
-            CHECK(t.heads[0].variance_scores ==
+            CHECK(t.heads[0].variance_scores.value() ==
                   Approx(e.at("variance_before").get<double>()).epsilon(1e-12));
-            CHECK(t.heads[0].variance_scaled ==
+            CHECK(t.heads[0].variance_scaled.value() ==
                   Approx(e.at("variance_after").get<double>()).epsilon(1e-12));
         }
     }
@@ -264,14 +265,84 @@ TEST_CASE("the memory estimate counts every matrix, and the limit refuses before
     c.d_model = std::numeric_limits<std::size_t>::max() / 2;
     CHECK(attn::estimate_bytes(c, 3) == std::numeric_limits<std::size_t>::max());
     c.d_model = 5;
-    CHECK_NOTHROW(attn::check_memory(c, 3, 264 * 8));
+    using attn::MemoryBudget;
+    CHECK_NOTHROW(attn::check_memory(c, 3, MemoryBudget{.limit = 264 * 8, .held = 0}));
     try {
-        attn::check_memory(c, 3, 264 * 8 - 1);
+        attn::check_memory(c, 3, MemoryBudget{.limit = 264 * 8 - 1, .held = 0});
         FAIL("expected an error");
     } catch (const attn::Error& e) {
         CHECK(e.kind() == attn::ErrorKind::usage);
+        CHECK(e.field() == attn::Field::max_memory);
         CHECK_THAT(attn::cli::message_of(e),
                    Catch::Contains("needs about 2112 bytes") &&
-                       Catch::Contains("more than --max-memory 2111 bytes"));
+                       Catch::Contains("more than --max-memory 2111 bytes allows\n") &&
+                       Catch::Contains("(--max-memory 1M)"));
     }
+    // One budget for the run: what the process holds already counts. 100 bytes held leave
+    // 2112 - 100 for the matrices, too few; the message says so and asks for the sum.
+    CHECK_NOTHROW(attn::check_memory(c, 3, MemoryBudget{.limit = 264 * 8 + 100, .held = 100}));
+    try {
+        attn::check_memory(c, 3, MemoryBudget{.limit = 264 * 8, .held = 100});
+        FAIL("expected an error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(attn::cli::message_of(e),
+                   Catch::Contains("needs about 2112 bytes for its matrices (3 tokens, d_model 5, "
+                                   "1 head), more than --max-memory 2112 bytes allows besides the "
+                                   "100 bytes attn holds already"));
+    }
+    // A budget that holds more than its limit leaves nothing.
+    CHECK(MemoryBudget{.limit = 10, .held = 20}.left() == 0);
+    CHECK(MemoryBudget{.limit = 30, .held = 20}.left() == 10);
+}
+
+TEST_CASE(
+    "attn check: a cell holding its mirror cell's value is named only when the two "
+    "differ by more than twice the tolerance",
+    "[check]") {
+    const auto t = attn::explain(integer_input(), integer_config());
+    const attn::Step& weights = *attn::find_step(t, "weights");
+    // the weights of the integer example: row 0 and column 0 differ (softmax over each row)
+    const double right = weights.value(0, 1);
+    const double mirror = weights.value(1, 0);
+    const double gap = std::abs(right - mirror);
+    REQUIRE(gap > 0.01);
+    attn::AnswerSheet sheet;
+    sheet.path = "answers.json";
+    sheet.step_ids = {"weights"};
+    std::vector<std::vector<attn::Answer>> cells(3, std::vector<attn::Answer>(3));
+    for (std::size_t r = 0; r < 3; ++r) {
+        for (std::size_t c = 0; c < 3; ++c) {
+            cells[r][c] = {attn::Answer::Kind::number, weights.value(r, c)};
+        }
+    }
+    cells[0][1].value = mirror;  // the student wrote the mirror cell's value
+    sheet.answers = {cells};
+    const auto verdict = [&](double tolerance) {
+        const auto v = attn::check_answers(t, sheet, attn::Tolerance{tolerance, 0.0});
+        REQUIRE(v.size() == 1);
+        REQUIRE(v[0].wrong.size() == 1);  // the one cell, wrong at either tolerance
+        return v[0];
+    };
+    // far apart against the tolerance: a swap is the likely reason
+    CHECK(verdict(0.3 * gap).swapped_cells.size() == 1);
+    // within twice the tolerance of each other: matching the mirror may be a coincidence
+    CHECK(verdict(0.6 * gap).swapped_cells.empty());
+}
+
+TEST_CASE("check: --tolerance 0 is exact up to the rounding of doubles, no further", "[check]") {
+    const attn::Tolerance exact{0.0, 0.0};
+    // the answer key's exact -0.0401 beside attn's -0.0401 computed as a double
+    CHECK(exact.allows(-0.0401, -0.040100000000000025));
+    CHECK(exact.allows(1.5, 1.5));
+    // one digit off in the fourth place is a mistake, however small
+    CHECK_FALSE(exact.allows(-0.0402, -0.0401));
+    CHECK_FALSE(exact.allows(1e-6, 2e-6));
+    // a billionth of the value, and not an absolute amount: 0 is 0
+    CHECK_FALSE(exact.allows(1e-300, 0.0));
+    CHECK(exact.allows(1000.0000001, 1000.0));
+    CHECK_FALSE(exact.allows(1000.00001, 1000.0));
+    // the default and the relative tolerance are as before
+    CHECK(attn::Tolerance{}.allows(0.54, 0.5));
+    CHECK_FALSE(attn::Tolerance{}.allows(0.56, 0.5));
+    CHECK(attn::Tolerance{0.0, 0.01}.allows(101.0, 100.0));
 }

@@ -198,8 +198,8 @@ TEST_CASE("backward: the update lowers the loss for a small learning rate", "[ba
     const auto trace = attn::explain(s.input, s.config);
     const Backward b = attn::backward(trace, s.target, "target.json", 0.01);
     CHECK(b.loss_after < b.loss(0, 0));
-    for (std::size_t i = 0; i < b.new_w_q.size(); ++i) {
-        CHECK(b.new_w_q.data()[i] == trace.w_q.data()[i] - 0.01 * b.d_w_q.data()[i]);
+    for (std::size_t i = 0; i < b.updated.w_q.size(); ++i) {
+        CHECK(b.updated.w_q.data()[i] == trace.w_q.data()[i] - 0.01 * b.d_w_q.data()[i]);
     }
     const auto steps = attn::with_backward(trace, s.target, "t.json", 0.01).steps;
     CHECK(steps.back().id == "update.W_V");

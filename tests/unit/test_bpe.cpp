@@ -11,6 +11,9 @@
 #include "attn/core/bpe.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/utf8.hpp"
+#include "input_error.hpp"
+
+using namespace attn::test;  // error_of
 
 using attn::Bpe;
 using attn::BpeMerge;
@@ -64,16 +67,6 @@ Bpe tiny() {
         v.emplace_back(text, id);
     }
     return {v, tiny_merges()};
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const attn::Error& e) {
-        CHECK(e.kind() == attn::ErrorKind::input);
-        return e.what();
-    }
-    return "(no error)";
 }
 
 }  // namespace

@@ -12,6 +12,9 @@
 #include "attn/core/error.hpp"
 #include "attn/core/utf8.hpp"
 #include "attn/io/checkpoint.hpp"
+#include "input_error.hpp"
+
+using namespace attn::test;  // error_of
 
 namespace fs = std::filesystem;
 
@@ -31,16 +34,6 @@ struct Folder {
     }
     static inline int counter = 0;
 };
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const attn::Error& e) {
-        CHECK(e.kind() == attn::ErrorKind::input);
-        return e.what();
-    }
-    return "(no error)";
-}
 
 // config.json's error for this text, with the folder's path cut off
 std::string config_error(const std::string& text) {
@@ -178,19 +171,19 @@ TEST_CASE("tokenizer files: vocab.json with merges.txt, and tokenizer.json", "[c
     const std::string vocab =
         folder.file("vocab.json", vocab_json(R"(, "he": 256, "Ġt": 257, "Ġthe": 258)"));
     const std::string merges = folder.file("merges.txt", "#version: 0.2\nh e\nĠ t\nĠt he\n");
-    using Ids = std::vector<std::uint32_t>;
-    CHECK(attn::read_bpe(vocab, merges).encode("the the") == Ids{'t', 256, 258});
+    using TokenIds = std::vector<std::uint32_t>;
+    CHECK(attn::read_bpe(vocab, merges).encode("the the") == TokenIds{'t', 256, 258});
     // no "#version" line, no final newline, CRLF
     CHECK(attn::read_bpe(vocab, folder.file("m2.txt", "h e\r\nĠ t\r\nĠt he")).encode(" the") ==
-          Ids{258});
+          TokenIds{258});
     const std::string json =
         folder.file("tokenizer.json", R"({"model": {"type": "BPE", "vocab": )" +
                                           vocab_json(R"(, "he": 256, "Ġt": 257, "Ġthe": 258)") +
                                           R"(, "merges": ["h e", ["Ġ", "t"], "Ġt he"]}})");
-    CHECK(attn::read_bpe_tokenizer_json(json).encode("the the") == Ids{'t', 256, 258});
+    CHECK(attn::read_bpe_tokenizer_json(json).encode("the the") == TokenIds{'t', 256, 258});
     attn::CheckpointFiles files;
     files.tokenizer = json;
-    CHECK(attn::read_tokenizer(files).encode(" the") == Ids{258});
+    CHECK(attn::read_tokenizer(files).encode(" the") == TokenIds{258});
 }
 
 TEST_CASE("tokenizer files: each error names the file and the place", "[checkpoint]") {

@@ -64,7 +64,13 @@ TEST_CASE("cli: options reach the walk-through", "[cli]") {
     CHECK_THAT(r.out, Catch::Contains("-inf"));
     CHECK_THAT(r.out, Catch::Contains("A repeated token, 'the' (tokens 0 and 4)"));
     CHECK_THAT(r.out, Catch::Contains(" 1.00"));
-    CHECK(r.out.find("1.0000") == std::string::npos);
+    // the tables at two decimals (sentences quote at least four)
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.find("│") != std::string::npos || line.find('|') != std::string::npos) {
+            CHECK(line.find("1.0000") == std::string::npos);
+        }
+    }
 }
 
 TEST_CASE("cli: --chars keeps Devanagari whole, --lowercase lowercases every letter", "[cli]") {
@@ -203,36 +209,6 @@ TEST_CASE("cli: --steps takes ids in any case, numbers and group numbers", "[cli
     CHECK_THROWS_AS(attn::cli::select_steps(",", steps), attn::Error);
 }
 
-TEST_CASE("cli: --pause waits between steps on a terminal, q ends", "[cli][pause]") {
-    std::ostringstream out;
-    std::ostringstream err;
-    std::istringstream in("\n\nq\n");
-    attn::cli::Io io{out, err};
-    io.in = &in;
-    io.stdin_is_terminal = true;
-    io.stdout_is_terminal = true;
-    const int code = attn::cli::run({"explain", "This is book", "--pause", "--color", "never"}, io);
-    CHECK(code == 0);
-    CHECK_THAT(out.str(), Catch::Contains("── next: 2 · Embeddings X · Enter: go on, q: quit ──"));
-    CHECK_THAT(out.str(), Catch::Contains("━━ 3a · Query weights W_Q"));
-    CHECK_THAT(out.str(), Catch::Contains("── next: 3b · Key weights W_K"));
-    CHECK(out.str().find("━━ 3b · Key weights W_K") == std::string::npos);
-    CHECK(err.str().empty());
-}
-
-TEST_CASE("cli: --pause without a terminal prints everything and says so", "[cli][pause]") {
-    std::ostringstream out;
-    std::ostringstream err;
-    std::istringstream in("");
-    attn::cli::Io io{out, err};
-    io.in = &in;
-    const int code = attn::cli::run({"explain", "This is book", "--pause"}, io);
-    CHECK(code == 0);
-    CHECK_THAT(err.str(), Catch::Contains("attn: note: --pause needs a terminal"));
-    CHECK_THAT(out.str(), Catch::Contains("Output Z"));
-    CHECK(out.str().find("next:") == std::string::npos);
-}
-
 TEST_CASE("cli: colour depth from COLORTERM", "[cli][color]") {
     std::ostringstream sink;
     CHECK(attn::cli::color_depth(io_with(true, {{"COLORTERM", "truecolor"}}, sink)) == 24);
@@ -307,9 +283,13 @@ TEST_CASE("cli: a 2000-token walk-through stays readable: long lists and matrice
     CHECK_THAT(r.out, Catch::Contains("2000 tokens"));
     CHECK_THAT(r.out, Catch::Contains("(tokens 50 to 1989 of 2000 not shown)"));
     CHECK_THAT(r.out, Catch::Contains("(rows 10 to 1989 of 2000 not shown)"));
+    // the weights too many to print, in an overview of blocks of token pairs that fits
+    CHECK_THAT(r.out, Catch::Contains("Overview of all 2000 × 2000 weights, one character per "
+                                      "block of 42 queries ×\n  31 keys, the mean of its weights"));
+    CHECK_THAT(r.out, Catch::Contains("\n  1974–1999 │"));
     // a screenful or so per step, not 2000 lines per matrix
     const auto lines = std::count(r.out.begin(), r.out.end(), '\n');
-    CHECK(lines < 400);
+    CHECK(lines < 460);
 }
 
 TEST_CASE("cli: attn init refuses a --description that is not UTF-8", "[cli][init]") {
@@ -321,4 +301,208 @@ TEST_CASE("cli: attn init refuses a --description that is not UTF-8", "[cli][ini
     const auto ok = run({"init", "This is book", "--description", "café lesson"});
     CHECK(ok.code == 0);
     CHECK_THAT(ok.out, Catch::Contains("\"description\": \"café lesson\",\n"));
+}
+
+TEST_CASE("cli: --why says where an input's cell came from", "[cli][why]") {
+    const std::string data = std::string(ATTN_SOURCE_DIR) + "/data/examples/";
+    // a --qkv lesson's Q is read from its file: no embeddings or weights, no empty sum
+    const auto qkv = run({"explain", "--qkv", data + "chapter-2x3-qkv.json", "--why", "Q[t0,q0]",
+                          "--color", "never", "--width", "200"});
+    REQUIRE(qkv.code == 0);
+    CHECK_THAT(qkv.out, Catch::Contains("Q[t0, q0] is an input of the walk-through, read from") &&
+                            Catch::Contains("chapter-2x3-qkv.json (--qkv)"));
+    CHECK(qkv.out.find("W_Q") == std::string::npos);
+    CHECK(qkv.out.find("  = \n") == std::string::npos);
+    // a padding row is zeros, not "seeded from --seed 42"
+    const auto pad = run({"explain", "This is book", "--pad-to", "4", "--why", "embeddings[3,d0]",
+                          "--color", "never", "--width", "200"});
+    REQUIRE(pad.code == 0);
+    CHECK_THAT(pad.out, Catch::Contains("row '<pad>' is padding (--pad-to)") &&
+                            Catch::Contains("all zeros"));
+    // a token missing from the embeddings file was seeded by --unknown random
+    const auto unknown =
+        run({"explain", "He took the zebra", "--model", data + "he-took-the-hat.json", "--unknown",
+             "random", "--why", "embeddings[zebra,d0]", "--color", "never", "--width", "200"});
+    REQUIRE(unknown.code == 0);
+    CHECK_THAT(unknown.out, Catch::Contains("'zebra' is not in") &&
+                                Catch::Contains("--unknown random gave it a vector seeded"));
+    const auto known =
+        run({"explain", "He took the zebra", "--model", data + "he-took-the-hat.json", "--unknown",
+             "random", "--why", "embeddings[took,d0]", "--color", "never", "--width", "200"});
+    REQUIRE(known.code == 0);
+    const std::string known_why = known.out.substr(known.out.find("Why is"));
+    CHECK_THAT(known_why, Catch::Contains("read from") && Catch::Contains("he-took-the-hat.json"));
+    CHECK(known_why.find("--unknown random") == std::string::npos);
+}
+
+TEST_CASE("cli: --why works out the right weights shown beside a mistake", "[cli][why]") {
+    // --scale-by d_model: A_right is the softmax of S / √d_k over the row, from the scores
+    const auto r = run({"explain", "This is book", "--scale-by", "d_model", "--why",
+                        "correct_weights[is,This]", "--color", "never", "--width", "300"});
+    REQUIRE(r.code == 0);
+    CHECK(r.out.substr(r.out.find("Why is")).find("seeded") == std::string::npos);
+    CHECK_THAT(r.out, Catch::Contains("is a weight of the right rule") &&
+                          Catch::Contains("scores divided by √d_model") &&
+                          Catch::Contains("The scores of query 'is', scaled by the right rule"));
+    // the weight it ends on is the one the table shows
+    const auto table = run({"explain", "This is book", "--scale-by", "d_model", "--steps",
+                            "correct_weights", "--color", "never"});
+    REQUIRE(table.code == 0);
+    const auto title = r.out.find("Why is A_right[is, This] = ");
+    REQUIRE(title != std::string::npos);
+    const std::string value = r.out.substr(title + 27, 6);
+    CHECK_THAT(table.out, Catch::Contains("is   │  " + value));
+    CHECK_THAT(r.out, Catch::Contains("= " + value + ".\n"));
+    // --softmax-over all: the same, and it names the mistake
+    const auto all = run({"explain", "This is book", "--softmax-over", "all", "--why",
+                          "correct_weights[book,is]", "--color", "never", "--width", "300"});
+    REQUIRE(all.code == 0);
+    CHECK_THAT(all.out, Catch::Contains("came from one softmax over the whole matrix") &&
+                            Catch::Contains("takes one softmax per query"));
+}
+
+TEST_CASE("cli: with --precision 0 or 1 the sentences and --why still quote four decimals",
+          "[cli][why]") {
+    for (const std::string p : {"0", "1"}) {
+        const auto r = run(
+            {"explain", "This is book", "--precision", p, "--color", "never", "--width", "200"});
+        REQUIRE(r.code == 0);
+        // √3 = 1.7321: the sentence says so, never "√d_k = 2"
+        CHECK_THAT(r.out, Catch::Contains("so √d_k = 1.7321."));
+        const auto why = run({"explain", "This is book", "--precision", p, "--why",
+                              "scaled_scores[is,This]", "--color", "never", "--width", "200"});
+        REQUIRE(why.code == 0);
+        CHECK_THAT(why.out, Catch::Contains(" / 1.7321 = "));
+    }
+}
+
+TEST_CASE("cli: numbers too small for a double's full precision are shown and said as they are",
+          "[cli][sentences]") {
+    const std::string good = std::string(ATTN_SOURCE_DIR) + "/tests/inputs/good/";
+    const auto under = run(
+        {"explain", "--qkv", good + "qkv-underflow.json", "--color", "never", "--width", "200"});
+    REQUIRE(under.code == 0);
+    // Q of 1e-200 is no table of 0.0000: every entry prints as 0 at 4 decimals, so the table
+    // is in scientific notation
+    CHECK_THAT(under.out, Catch::Contains("1.0000e-200  2.0000e-200"));
+    // every score underflows to 0: four scores tie, and none is "the largest"
+    CHECK_THAT(under.out, Catch::Contains("query 'a' against key 'a', one of 4 scores tied for "
+                                          "the largest: 0 here"));
+    CHECK_THAT(under.out, !Catch::Contains("the largest score is"));
+    // one decision for every format's tables
+    const auto md = run({"explain", "--qkv", good + "qkv-underflow.json", "--format", "markdown"});
+    CHECK_THAT(md.out, Catch::Contains("| **a** | 1.0000e-200 | 2.0000e-200 |"));
+    const auto tex = run({"explain", "--qkv", good + "qkv-underflow.json", "--format", "latex"});
+    CHECK_THAT(tex.out, Catch::Contains("1.0000e-200 & 2.0000e-200"));
+    // the --why title writes the cell as its table does
+    const auto why = run(
+        {"explain", "--qkv", good + "qkv-underflow.json", "--why", "Q[b,q0]", "--color", "never"});
+    REQUIRE(why.code == 0);
+    CHECK_THAT(why.out, Catch::Contains("Why is Q[b, q0] = 3.0000e-200?"));
+
+    // subnormal scores: S′ = S / √2 rounds, so the variance is not exactly halved, and the
+    // sentence does not say "exactly"; the exact figure is given beside it
+    const auto sub = run(
+        {"explain", "--qkv", good + "qkv-subnormal.json", "--color", "never", "--width", "200"});
+    REQUIRE(sub.code == 0);
+    CHECK_THAT(sub.out, Catch::Contains("Scaling divides the variance of the scores by d_k: from "
+                                        "2.1998e-643 (S) to 1.0948e-643 (S′)"));
+    CHECK_THAT(sub.out, Catch::Contains("(Exactly, the variance would fall to 1.0999e-643"));
+    // with ordinary numbers the division is exact, and said so
+    const auto book = run({"explain", "This is book", "--color", "never", "--width", "200"});
+    CHECK_THAT(book.out, Catch::Contains("by d_k exactly: from 7.4438 (S) to 2.4813 (S′)"));
+    CHECK_THAT(book.out, !Catch::Contains("(Exactly, the variance would fall"));
+}
+
+TEST_CASE("cli: --why names a repeated token by its index, everywhere in the explanation",
+          "[cli][why]") {
+    const auto r = run({"explain", "the cat saw the dog", "--why", "weights[cat,the#3]", "--color",
+                        "never", "--width", "200"});
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Why is A[cat, the#3] = 0.2190?"));
+    CHECK_THAT(r.out, Catch::Contains("= 0.6959 [the#0]"));
+    CHECK_THAT(r.out, Catch::Contains("= 0.6959 [the#3]"));
+    CHECK_THAT(r.out, Catch::Contains("= 0.4896 [cat]"));
+    // a table of decimals: the title says 1.0000 as the table does, not 1
+    const std::string data = std::string(ATTN_SOURCE_DIR) + "/data/examples/";
+    const auto x = run({"explain", "--model", data + "he-took-the-hat.json", "--why",
+                        "embeddings[He,d0]", "--color", "never"});
+    REQUIRE(x.code == 0);
+    CHECK_THAT(x.out, Catch::Contains("Why is X[He, d0] = 1.0000?"));
+    // a whole factor in a lesson of decimals keeps the decimals its table shows
+    const auto q = run(
+        {"explain", "This is book", "--why", "Q[is,q0]", "--color", "never", "--width", "1000"});
+    CHECK_THAT(q.out, Catch::Contains(" + 0.2500·0.0000 + "));
+}
+
+TEST_CASE("cli: the scaling sentences name the cause the numbers show", "[cli][sentences]") {
+    // --pad-to: the padding's zeros turn the verdict round; the real tokens' own is beside it
+    const auto pad = run({"explain", "This is book", "--pad-to", "5", "--mask", "causal", "--color",
+                          "never", "--width", "1000"});
+    REQUIRE(pad.code == 0);
+    CHECK_THAT(pad.out, Catch::Contains("from 2.7167 (S) to 0.9056 (S′), which is close to 1"));
+    CHECK_THAT(pad.out, Catch::Contains("Over the 9 scores between the 3 real tokens alone, the "
+                                        "variance falls from 7.4438 (S) to 2.4813 (S′), which is "
+                                        "not close to 1"));
+    // not chance but underflow, or entries whose mean is not 0
+    const std::string good = std::string(ATTN_SOURCE_DIR) + "/tests/inputs/good/";
+    const auto under = run(
+        {"explain", "--qkv", good + "qkv-subnormal.json", "--color", "never", "--width", "1000"});
+    // subnormal scores keep few digits, but their variance is within 1% of the true
+    // products': not the cause; the file's numbers are named instead
+    CHECK_THAT(under.out, !Catch::Contains("scores are products too small for a double"));
+    CHECK_THAT(under.out, Catch::Contains("Q and K were read from a file, so nothing here says "
+                                          "they are independent draws of mean 0"));
+    // scores that underflow to 0: that is the cause, with the true products' variance
+    const auto zero = run(
+        {"explain", "--qkv", good + "qkv-underflow.json", "--color", "never", "--width", "1000"});
+    CHECK_THAT(zero.out, Catch::Contains("4 of the 4 scores are products too small for a double "
+                                         "(see the warning), stored as 0 or with few correct "
+                                         "digits, so their variance (0.0000) is not that of the "
+                                         "true products"));
+    const auto ones =
+        run({"explain", "--qkv",
+             std::string(ATTN_SOURCE_DIR) + "/data/examples/weather-word-lengths-qkv.json",
+             "--color", "never", "--width", "1000"});
+    REQUIRE(ones.code == 0);
+    CHECK_THAT(ones.out,
+               Catch::Contains("the entries of Q have mean 1 and those of K 1.4907, not 0"));
+    // random entries of mean near 0: chance, as before
+    const auto book = run({"explain", "This is book", "--color", "never", "--width", "1000"});
+    CHECK_THAT(book.out, Catch::Contains("with 9 scores, one run can stray far from the average"));
+}
+
+TEST_CASE("cli: repeated tokens and tiny weights are named as they are", "[cli][sentences]") {
+    const auto text = [](std::vector<std::string> args) {
+        args.insert(args.end(), {"--color", "never", "--width", "1000"});
+        const auto r = run(args);
+        REQUIRE(r.code == 0);
+        return r.out;
+    };
+    // every copy ends identical (their outputs equal other tokens' too): the plain sentence
+    const auto hand = text({"explain", "the cat the", "--arith", "hand", "--softmax-over",
+                            "columns", "--pad-to", "5"});
+    CHECK_THAT(hand, Catch::Contains("Identical outputs for 'the' (tokens 0 and 2) and '<pad>' "
+                                     "(tokens 3 and 4)"));
+    CHECK_THAT(hand, !Catch::Contains("and tokens end with"));
+    // each group with its own reasons: the mask lets the two pads see the same tokens
+    const auto pads = text({"explain", "the cat the", "--mask", "causal", "--positions",
+                            "sinusoidal", "--pad-to", "5"});
+    CHECK_THAT(pads, Catch::Contains("Different outputs for '<pad>' (tokens 3 and 4), although "
+                                     "the copies start from identical embeddings: the positional "
+                                     "encodings gave each copy its own row of X′."));
+    CHECK_THAT(pads, Catch::Contains("Different outputs for 'the' (tokens 0 and 2), although the "
+                                     "copies start from identical embeddings: the positional "
+                                     "encodings gave each copy its own row of X′ and the mask"));
+    // a repeated token in the largest score and in "alone takes"
+    CHECK_THAT(text({"explain", "the cat the", "--mask", "causal"}),
+               Catch::Contains("the largest score the mask allows is query 'the' (token 2) "
+                               "against key 'cat'"));
+    // softmax over the whole matrix: sums and largest weights far below 0.0001 are not 0.0000
+    const std::string good = std::string(ATTN_SOURCE_DIR) + "/tests/inputs/good/";
+    const auto all =
+        text({"explain", "--qkv", good + "qkv-saturated.json", "--softmax-over", "all"});
+    CHECK_THAT(all, Catch::Contains("(their sums: between 2.0101e-31 and 1.0000)"));
+    CHECK_THAT(all, Catch::Contains("'t1' → 't0' (1.9532e-31)"));
+    CHECK_THAT(all, !Catch::Contains("instead of 1"));
 }

@@ -150,7 +150,7 @@ TEST_CASE("every example in data/examples loads and runs", "[files][examples]") 
             ++models;
         }
     }
-    CHECK(models == 6);
+    CHECK(models == 9);
     CHECK(qkv == 4);
 }
 

@@ -86,8 +86,46 @@ TEST_CASE("a row with every key masked gets zero weights and is reported", "[ops
 }
 
 TEST_CASE("variance of all finite entries", "[ops]") {
-    CHECK(attn::variance(Matrix{{1, 2}, {3, 4}}) == Approx(1.25));
-    CHECK(attn::variance(Matrix{{5}}) == 0.0);
-    CHECK(attn::variance(Matrix{{1, -std::numeric_limits<double>::infinity()}, {3, 5}}) ==
-          Approx(8.0 / 3.0));
+    CHECK(attn::variance_of(Matrix{{1, 2}, {3, 4}}).value() == Approx(1.25));
+    CHECK(attn::variance_of(Matrix{{5}}).value() == 0.0);
+    CHECK(
+        attn::variance_of(Matrix{{1, -std::numeric_limits<double>::infinity()}, {3, 5}}).value() ==
+        Approx(8.0 / 3.0));
+}
+
+TEST_CASE("a variance is computed scaled: finite entries never give an infinite variance",
+          "[ops]") {
+    // one entry a, eight zeros: the variance is 8a²/81. With a = 2e154 the plain way squares
+    // 8a/9 ≈ 1.8e154 past the largest double (inf), although the variance is 3.95e307
+    const double a = 2e154;
+    const Matrix one_large{{a, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    const auto v = attn::variance_of(one_large);
+    CHECK(std::isfinite(v.value()));
+    CHECK(v.value() == Approx(8.0 / 81.0 * a * a).epsilon(1e-12));  // (8/81·a)·a: no overflow
+    // entries near the largest double: the plain sum overflows; the variance of equal ones is 0
+    const double big = 1.5e308;
+    CHECK(attn::variance_of(Matrix{{big, big}, {big, big}}).value() == 0.0);
+    // past the largest double: kept as scaled · 2^exponent; 1e400 / 2^1300 = (1e200 / 2^650)²
+    const auto huge = attn::variance_of(Matrix{{1e200, -1e200}});
+    CHECK(std::isinf(huge.value()));
+    const double root = 1e200 / std::pow(2.0, 650);
+    CHECK(std::ldexp(huge.scaled, huge.exponent - 1300) == Approx(root * root).epsilon(1e-12));
+    // the same bits as the plain computation wherever that does not overflow
+    const Matrix m{{0.1, -2.5, 3.25}, {7.0, 1e-3, -0.75}};
+    double mean = 0.0;
+    for (double x : m.data()) {
+        mean += x;
+    }
+    mean /= 6.0;
+    double ss = 0.0;
+    for (double x : m.data()) {
+        ss += (x - mean) * (x - mean);
+    }
+    CHECK(attn::variance_of(m).value() == ss / 6.0);
+}
+
+TEST_CASE("row lengths of huge vectors are finite", "[ops]") {
+    const auto n = attn::row_norms(Matrix{{3e200, 4e200}, {3, 4}});
+    CHECK(n[0] == Approx(5e200).epsilon(1e-15));
+    CHECK(n[1] == 5.0);
 }

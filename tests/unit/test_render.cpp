@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "attn/core/attention.hpp"
+#include "attn/core/ops.hpp"
 #include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
 
@@ -39,6 +40,29 @@ TEST_CASE("numbers print with fixed precision, no negative zero, −∞ for mask
     CHECK(attn::format_number(-inf, 4, true) == "−∞");
     CHECK(attn::format_number(-inf, 4, false) == "-inf");
     CHECK(attn::format_number(std::nan(""), 4, false) == "nan");
+}
+
+TEST_CASE("a variance prints finite however large or small it is", "[render]") {
+    // in the range of a double: as format_number prints it
+    CHECK(attn::format_number(attn::Variance{0.75, 2}, 4, true) == "3.0000");
+    CHECK(attn::format_number(attn::Variance{}, 4, true) == "0.0000");
+    // 1e400 is past the largest double, 1e-400 below the smallest: still their own numbers
+    const auto wide = attn::variance_of(attn::Matrix{{1e200, -1e200}});
+    CHECK(std::isinf(wide.value()));
+    CHECK(attn::format_number(wide, 4, true) == "1.0000e+400");
+    CHECK(attn::format_number(wide, 2, false) == "1.00e+400");
+    const auto narrow = attn::variance_of(attn::Matrix{{1e-200, -1e-200}});
+    CHECK(narrow.value() == 0.0);
+    CHECK(attn::format_number(narrow, 4, true) == "1.0000e-400");
+    // a subnormal double (6.8774e-321 as a double) keeps few digits: from scaled · 2^e
+    CHECK(attn::format_number(attn::variance_of(attn::Matrix{{1e-160, 3e-160}, {2e-160, 1e-160}}),
+                              8, true) == "6.87500000e-321");
+    // too small for four decimals but a double: scientific, not 0.0000
+    CHECK(attn::format_number(attn::variance_of(attn::Matrix{{1e-5, -1e-5}}), 4, true) ==
+          "1.0000e-10");
+    // 3.95e307 is a double: the plain way of computing it overflows, the scaled one does not
+    CHECK(attn::format_number(attn::variance_of(attn::Matrix{{2e154, 0, 0}, {0, 0, 0}, {0, 0, 0}}),
+                              4, true) == "3.9506e+307");
 }
 
 TEST_CASE("ASCII spelling of our glyphs", "[render]") {

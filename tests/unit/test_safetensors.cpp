@@ -5,16 +5,21 @@
 
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "attn/core/error.hpp"
 #include "attn/io/safetensors.hpp"
+#include "input_error.hpp"
+
+using namespace attn::test;  // error_of
 
 namespace fs = std::filesystem;
 using attn::safetensors::File;
@@ -53,16 +58,6 @@ std::string raw(const Folder& folder, const std::string& name, const std::string
     const std::string path = (folder.path / name).string();
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
-}
-
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const attn::Error& e) {
-        CHECK(e.kind() == attn::ErrorKind::input);
-        return e.what();
-    }
-    return "(no error)";
 }
 
 // The message of opening a file with this header and data.
@@ -107,6 +102,65 @@ TEST_CASE("safetensors: F16 and BF16 convert exactly, by their definitions", "[s
     CHECK(std::signbit(bf16_to_double(0x8000)));
     CHECK(std::isinf(bf16_to_double(0x7F80)));
     CHECK(std::isnan(bf16_to_double(0x7FC0)));
+}
+
+TEST_CASE("safetensors: every F16 bit pattern converts as the definition says", "[safetensors]") {
+    // f16_to_double builds the double from the bits; the definition, with ldexp, for each of
+    // the 65536 patterns
+    for (unsigned bits = 0; bits <= 0xFFFFU; ++bits) {
+        const bool negative = (bits & 0x8000U) != 0;
+        const unsigned e = (bits >> 10U) & 0x1FU;
+        const unsigned m = bits & 0x3FFU;
+        const double got = attn::safetensors::f16_to_double(static_cast<std::uint16_t>(bits));
+        if (e == 31 && m != 0) {
+            CHECK(std::isnan(got));
+            continue;
+        }
+        double want = e == 0 ? std::ldexp(static_cast<double>(m), -24)
+                      : e == 31
+                          ? std::numeric_limits<double>::infinity()
+                          : std::ldexp(static_cast<double>(m + 1024U), static_cast<int>(e) - 25);
+        want = negative ? -want : want;
+        if (got != want || std::signbit(got) != negative) {
+            FAIL_CHECK("F16 bits " << bits << ": " << got << ", expected " << want);
+        }
+    }
+}
+
+TEST_CASE("safetensors: columns of a tensor, read alone, are those of the whole", "[safetensors]") {
+    const Folder folder;
+    std::string data;
+    for (std::uint32_t i = 0; i < 3 * 6; ++i) {  // F32 [3, 6]: 0.5, 1.5, ...
+        data += little_endian(std::bit_cast<std::uint32_t>(static_cast<float>(i) + 0.5F), 4);
+    }
+    for (std::uint32_t i = 0; i < 6; ++i) {  // F16 [6]: 1 each
+        data += little_endian(0x3C00U, 2);
+    }
+    const std::string header =
+        R"({"w": {"dtype": "F32", "shape": [3, 6], "data_offsets": [0, 72]}, )"
+        R"("b": {"dtype": "F16", "shape": [6], "data_offsets": [72, 84]}})";
+    const File file(write(folder, "c.safetensors", header, data));
+    const attn::Matrix whole = file.matrix("w", {3, 6}, "");
+    for (std::size_t begin = 0; begin <= 6; ++begin) {
+        for (std::size_t count = 0; begin + count <= 6; ++count) {
+            const attn::Matrix part = file.columns(file.at("w"), {3, 6}, "", begin, count);
+            REQUIRE(part.rows() == 3);
+            REQUIRE(part.cols() == count);
+            for (std::size_t r = 0; r < 3; ++r) {
+                for (std::size_t c = 0; c < count; ++c) {
+                    CHECK(part(r, c) == whole(r, begin + c));
+                }
+            }
+        }
+    }
+    const attn::Matrix b = file.columns(file.at("b"), {6}, "", 2, 3);
+    CHECK(b.rows() == 1);
+    CHECK(b.cols() == 3);
+    CHECK(b(0, 0) == 1.0);
+    CHECK(error_of([&] {
+              (void)file.columns(file.at("w"), {6, 3}, "n × m", 0, 1);
+          }) == file.path() + ": tensor \"w\" has shape [3, 6], expected [6, 3] (n × m)");
+    CHECK_THROWS(file.columns(file.at("w"), {3, 6}, "", 4, 3));
 }
 
 TEST_CASE("safetensors: tensors of every float dtype, read from the mapping", "[safetensors]") {

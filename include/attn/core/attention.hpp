@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attn/core/matrix.hpp"
+#include "attn/core/memory.hpp"
 #include "attn/core/model.hpp"
 #include "attn/core/trace.hpp"
 
@@ -22,24 +23,14 @@ struct GivenQkv {
     std::string path;  ///< the file they came from
 };
 
-struct Input {
-    std::string description;  ///< one line about the lesson, from a model file; may be empty
-    std::string sentence;
-    std::vector<std::string> tokens;  ///< T tokens
-    Matrix x;                         ///< embeddings (T, d_model)
+struct Input : Provenance {
+    Matrix x;  ///< embeddings (T, d_model)
     Weights weights;
     Matrix positions;          ///< P (T, d_model) added to x; empty without positions
     std::optional<Mask> mask;  ///< the mask of a mask file (T, T), before any padding
-    Source embeddings_source;
-    Source weights_source;
-    Source positions_source;  ///< where a positions table came from
-    Source mask_source;       ///< where a mask came from
     /// Q, K and V given directly; then x, weights and positions are empty, and the config has
     /// one head of d_k = Q's columns and d_v = V's columns (d_model is d_k).
     std::optional<GivenQkv> qkv;
-    /// The tokens name the rows of the given Q, K and V (from the file, or t0, t1, ...)
-    /// rather than coming from the tokenizer.
-    bool tokens_named = false;
 };
 
 /// The configuration and input of a run, ready for explain().
@@ -52,18 +43,9 @@ struct Loaded {
 /// inputs and the weights. Checked against --max-memory before anything large is allocated.
 std::size_t estimate_bytes(const Config& config, std::size_t n_tokens) noexcept;
 
-/// Throws attn::Error (usage) naming the estimate, the limit and what lowers it when a run of
-/// `n_tokens` tokens would need more than `max_bytes`.
-void check_memory(const Config& config, std::size_t n_tokens, std::size_t max_bytes);
-
-/// A size as people write it: "2112 bytes", "800 KiB", "3.2 MiB", "1.5 GiB".
-std::string human_bytes(std::size_t bytes);
-
-/// A --max-memory that would allow `bytes`: rounded up to whole MiB ("12M") or GiB ("3G").
-std::string enough_memory(std::size_t bytes);
-
-/// The default of --max-memory: 4 GiB.
-inline constexpr std::size_t default_max_memory = std::size_t{4} << 30U;
+/// Throws attn::Error (Field::max_memory) naming the estimate, the limit and what lowers it
+/// when a run of `n_tokens` tokens would need more than `budget` leaves.
+void check_memory(const Config& config, std::size_t n_tokens, const MemoryBudget& budget);
 
 /// Tokenizes `sentence`, pads it to config.n_pad more tokens, seeds the embeddings and weights
 /// from config.seed, and adds sinusoidal positions when config.positions asks for them.
@@ -79,11 +61,21 @@ struct SeedParts {
 /// seeded_input, seeding only `parts`; the other numbers are left empty for the caller.
 Input seeded_input(std::string_view sentence, const Config& config, SeedParts parts);
 
+/// The numbers of explain() without what only its explanations need: every matrix of every
+/// head, the concatenation and the output, but no labels, no facts for the prose, no check
+/// that each is finite and no step list. What a training run computes once per example (the
+/// forward pass that backward_pass() undoes); explain() is the same computation and more.
+Trace forward(const Input& input, const Config& config);
+
 /// Runs single-head self-attention on `input`, recording every step.
 /// Throws attn::Error when the shapes of the input do not fit together.
 ///
 ///     auto trace = explain(seeded_input("This is book", config), config);
 ///     trace.attention.rows() == 3;
 Trace explain(const Input& input, const Config& config);
+
+/// The same, taking the input's matrices rather than copying them (a checkpoint's weights are
+/// megabytes each).
+Trace explain(Input&& input, const Config& config);
 
 }  // namespace attn

@@ -9,10 +9,12 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "attn/core/matrix.hpp"
+#include "attn/core/model.hpp"
 
 namespace attn {
 
@@ -58,7 +60,7 @@ struct Backward {
     /// With a learning rate η: W ← W − η·dW for every weight and bias, and the loss the same
     /// input gives with the new weights (computed by a second forward pass).
     std::optional<double> lr;
-    Matrix new_w_q, new_w_k, new_w_v, new_w_o, new_b_q, new_b_k, new_b_v, new_b_o;
+    Weights updated;  ///< W_Q, ..., b_O after the update; empty without a learning rate
     double loss_after = 0.0;
 
     std::vector<std::string> loss_label{"L"};  ///< the one row and column label of L
@@ -70,11 +72,19 @@ struct Backward {
 std::size_t backward_bytes(std::size_t d_model, std::size_t n_heads, std::size_t d_k,
                            std::size_t d_v, std::size_t n_tokens) noexcept;
 
-/// L (1, 1) = the mean of (output − target)² over all cells.
-double mse_loss(const Matrix& output, const Matrix& target);
+/// L (1, 1) = the mean of (output − target)² over all cells; with `graded` rows, over the cells
+/// of those rows only (a training task grades only the rows whose answer it knows, such as the
+/// pronoun's).
+double mse_loss(const Matrix& output, const Matrix& target,
+                std::span<const std::size_t> graded = {});
 
-/// dO (T, d) = 2·(output − target) / (T·d): the gradient of mse_loss.
-Matrix mse_loss_backward(const Matrix& output, const Matrix& target);
+/// dO (T, d) = 2·(output − target) / (T·d): the gradient of mse_loss; with `graded` rows,
+/// 2·(output − target) / (n·d) on the n graded rows and 0 on the others.
+Matrix mse_loss_backward(const Matrix& output, const Matrix& target,
+                         std::span<const std::size_t> graded = {});
+
+/// W − η·dW: one step of gradient descent, for the walk-through's --lr and for training.
+Matrix stepped(const Matrix& w, const Matrix& d_w, double lr);
 
 /// Through A = softmax(S′) row by row: dS′ (T, T) = A ⊙ (dA − rowsum(dA ⊙ A)). A masked cell
 /// (weight exactly 0) gets exactly 0; a row with every key masked (all weights 0) gets 0.
@@ -84,6 +94,11 @@ Matrix softmax_rows_backward(const Matrix& weights, const Matrix& d_weights);
 /// number that is not finite.
 void check_target(const Matrix& target, std::size_t rows, std::size_t cols, const std::string& path,
                   const std::string& what);
+
+/// The backward pass proper, from dO (T, d_out) = ∂L/∂output back through W_O, every head, the
+/// projections and X′: every gradient but the loss's own (d_output is kept as given). What the
+/// walk-through (backward()) and a training step both run after the forward pass.
+Backward backward_pass(const Trace& trace, Matrix d_output);
 
 /// The backward pass of `trace` against `target` (T, d_out) read from `target_path`; with
 /// `lr`, also the update and the loss after it. Throws attn::Error (input) for a target of the

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "attn/core/input.hpp"
 #include "attn/core/model.hpp"
 #include "attn/core/trace.hpp"
 
@@ -20,7 +21,10 @@ struct Answer {
     double value = 0.0;
 };
 
-/// What a worksheet was made from, as its answers file records it.
+/// What a worksheet was made from, as its answers file records it: the sentence and the
+/// seed and sizes that seed its numbers, or the numbers themselves (a model's embeddings and
+/// weights, or Q, K and V), written into the answers file so that it stays checkable when
+/// the file they came from is gone or changed (docs/design.md, "Worksheets").
 struct WorksheetSettings {
     std::string sentence;
     std::uint64_t seed = 42;
@@ -30,6 +34,11 @@ struct WorksheetSettings {
     MaskKind mask = MaskKind::none;
     Arith arith = Arith::exact;
     TokenizerOptions tokenizer;
+    /// The layout the worksheet shows and the answers' cells follow: with col, a step's
+    /// answer is the matrix transposed (tokens are columns).
+    Layout layout = Layout::row;
+    std::optional<ModelFile> model;  ///< the embeddings (X's rows) and weights; no seed or sizes
+    std::optional<QkvFile> qkv;      ///< Q, K and V given; no seed, sizes or embeddings
 };
 
 /// A student's filled-in answers file (schema attn.answers).
@@ -70,8 +79,10 @@ inline constexpr std::size_t mistake_count =
     static_cast<std::size_t>(Mistake::scaled_by_d_model) + 1;
 
 /// How far an answer may be from the right value: within `absolute`, or within `relative`
-/// times the right value's size, whichever allows more.
+/// times the right value's size, whichever allows more; and always within `rounding` times
+/// it, the rounding of doubles (so --tolerance 0 means exact up to that).
 struct Tolerance {
+    static constexpr double rounding = 1e-9;
     double absolute = 0.05;
     double relative = 0.0;
     [[nodiscard]] bool allows(double given, double expected) const noexcept;
@@ -91,6 +102,15 @@ struct StepVerdict {
     /// wrongly and this step follows from those wrong answers correctly: "only the scores are
     /// wrong". Empty otherwise.
     std::string follows_from;
+    /// A mistake the answers show although no cell is outside the tolerance: by hand, e^x in
+    /// place of 3^x gives weights that may differ by less than the tolerance. Named when the
+    /// answers are at least twice as near the mistake's values as the right ones (the
+    /// largest difference over the answered cells); Mistake::none otherwise.
+    Mistake within_tolerance = Mistake::none;
+    /// With within_tolerance: the largest difference of the answers from the mistake's values
+    /// and from the right ones.
+    double mistake_distance = 0.0;
+    double right_distance = 0.0;
 
     /// Whether some answer given is wrong (a wrong shape, or a wrong cell that is not blank):
     /// blanks alone are missing answers, not mistakes.
@@ -107,11 +127,18 @@ struct StepVerdict {
 std::vector<StepVerdict> check_answers(const Trace& trace, const AnswerSheet& sheet,
                                        const Tolerance& tolerance);
 
+/// About how many bytes check_answers takes for `sheet` beyond the trace and the sheet: every
+/// answered cell may be wrong (a WrongCell each, in a vector that grows by doubling, and
+/// perhaps a swapped pair), and diagnosing a step recomputes it a few ways (a few matrices
+/// of its size at once). Checked against --max-memory before checking.
+std::size_t check_bytes(const Trace& trace, const AnswerSheet& sheet);
+
 /// The steps that `id` is computed from, nearest first: scores from Q and K, weights from the
 /// masked or scaled scores, ... (one head's steps; ids as in the worksheet).
 std::vector<std::string> inputs_of(const Trace& trace, const std::string& id);
 
-/// The ids a worksheet leaves blank by default: everything computed.
+/// The ids a worksheet leaves blank by default: everything computed (not Q, K and V when
+/// they are given).
 std::vector<std::string> default_blank_steps(const Trace& trace);
 
 }  // namespace attn

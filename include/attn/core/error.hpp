@@ -50,9 +50,12 @@ enum class Field {
     layout,
     format,
     color,
+    theme,
     steps,
     why,
     set,        ///< a what-if's CELL=VALUE
+    train_steps,  ///< attn train --steps
+    epochs,
     tolerance,  ///< the last: tables indexed by Field have field_count rows
 };
 

@@ -87,6 +87,8 @@ class Formula {
     Formula& minus_infinity();
     /// Appends every term of `other`.
     Formula& then(const Formula& other);
+    /// Appends the function `name` applied to `argument`: softmax(S′), mean(H), gelu(...).
+    Formula& apply(std::string name, const Formula& argument);
 
     [[nodiscard]] const std::vector<Term>& terms() const noexcept { return terms_; }
     [[nodiscard]] bool empty() const noexcept { return terms_.empty(); }

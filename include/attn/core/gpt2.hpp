@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "attn/core/matrix.hpp"
+#include "attn/core/memory.hpp"
 
 namespace attn {
 
@@ -57,30 +58,34 @@ class Gpt2Tensors {
                                       const std::vector<std::size_t>& shape,
                                       std::string_view meaning,
                                       const std::vector<std::size_t>& ids) const = 0;
+    /// Only columns [begin, begin + count) of a tensor (of a 1-D one, those elements as one
+    /// row): W_Q, W_K and W_V out of c_attn, each read once.
+    [[nodiscard]] virtual Matrix columns(const std::string& name,
+                                         const std::vector<std::size_t>& shape,
+                                         std::string_view meaning, std::size_t begin,
+                                         std::size_t count) const = 0;
+};
+
+/// What a walk through a checkpoint shows: the request gives it, the walk keeps it.
+struct Gpt2Choice {
+    std::size_t layer = 0;                 ///< the layer walked in full, 0-based, below n_layer
+    std::optional<std::size_t> head;       ///< the head shown in full, 0-based; none: every head
+    std::string source;                    ///< the checkpoint's folder, for the output to name
+    std::string prefix;                    ///< "transformer." when the tensors' names have it
+    std::vector<std::uint32_t> token_ids;  ///< T ids, at most n_positions
+    std::vector<std::string> token_texts;  ///< T tokens as the vocabulary writes them ("Ġhat")
 };
 
 /// What to walk through: a text already tokenized with the model's own tokenizer.
-struct Gpt2Request {
+struct Gpt2Request : Gpt2Choice {
     std::string sentence;
-    std::vector<std::uint32_t> token_ids;  ///< T ids, at most n_positions
-    std::vector<std::string> tokens;       ///< T tokens as shown ("␣hat")
-    std::vector<std::string> token_texts;  ///< T tokens as the vocabulary writes them ("Ġhat")
-    std::size_t layer = 0;                 ///< 0-based, below n_layer
-    std::optional<std::size_t> head;       ///< 0-based head to walk in full; none: every head
-    std::string source;                    ///< the checkpoint's folder, for the output to name
-    std::string prefix;  ///< "transformer." when the file's names have it, else ""
+    std::vector<std::string> tokens;  ///< T tokens as shown ("␣hat")
 };
 
 /// The GPT-2 part of a Trace: everything of the walk that is not the attention heads, which
 /// are the Trace's own Head steps (their input X is ln_1's output).
-struct Gpt2Walk {
+struct Gpt2Walk : Gpt2Choice {
     Gpt2Config config;
-    std::size_t layer = 0;            ///< the layer walked in full, 0-based
-    std::optional<std::size_t> head;  ///< the head shown in full, 0-based; none: all
-    std::string source;               ///< the checkpoint's folder
-    std::string prefix;               ///< the tensor names' prefix ("transformer." or "")
-    std::vector<std::uint32_t> token_ids;
-    std::vector<std::string> token_texts;  ///< as the vocabulary writes them ("Ġhat")
 
     Matrix wte;         ///< (T, d): row token_ids[i] of wte
     Matrix wpe;         ///< (T, d): rows 0..T-1 of wpe
@@ -103,6 +108,8 @@ struct Gpt2Walk {
     std::vector<std::string> change_labels;   ///< "h.0.attn", "h.0.mlp", ...
     std::vector<std::string> mean_label;      ///< {"μ"}
     std::vector<std::string> variance_label;  ///< {"σ²"}
+    std::vector<std::string> gamma_label;     ///< {"γ"}: the one row of ln_1.weight
+    std::vector<std::string> beta_label;      ///< {"β"}: the one row of ln_1.bias
 };
 
 /// "h.5.attn", "h.5.ln_1.weight": a tensor of layer `layer` as the model names it (without
@@ -117,6 +124,20 @@ Matrix gpt2_layer_norm(const Matrix& x, const Matrix& gamma, const Matrix& beta,
 
 /// GPT-2's "gelu_new": 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))).
 double gelu_new(double x) noexcept;
+
+/// About how many bytes a walk of `n_tokens` tokens through a layer of this model takes: the
+/// walked layer's Trace (every head's steps, as estimate_bytes), one layer's weights converted
+/// to double at a time, the MLP's hidden numbers and the residual stream's matrices. The
+/// mapped checkpoint itself is not counted: its pages are read as a block of a tensor is
+/// converted and given back right after (safetensors::File::convert), so at most one block
+/// of them is resident at a time.
+std::size_t gpt2_bytes(const Gpt2Config& config, std::size_t layer, std::size_t n_tokens) noexcept;
+
+/// Throws attn::Error (usage, Field::max_memory) when gpt2_bytes is more than the budget
+/// leaves (one budget for the whole run: the tokenizer's vocabulary and merges, read
+/// before, count against it too).
+void check_gpt2_memory(const Gpt2Config& config, std::size_t layer, std::size_t n_tokens,
+                       const MemoryBudget& budget);
 
 /// Runs GPT-2 on the request's tokens up to the end of layer `request.layer` and records the
 /// walk-through: a Trace whose heads are that layer's attention heads (causal, scaled by

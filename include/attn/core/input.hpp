@@ -31,7 +31,8 @@ struct ModelFile {
     std::optional<TokenizerOptions> tokenizer;
     std::optional<EmbeddingTable> embeddings;
     std::optional<Weights> weights;
-    std::optional<PositionKind> positions;  ///< "none" or "sinusoidal"
+    std::optional<PositionKind> positions;  ///< "none", "sinusoidal", or file for a table
+    std::optional<Matrix> positions_table;  ///< the table given in the file (one row a position)
     std::optional<std::size_t> pad_to;      ///< pad the sentence to this many tokens
 };
 

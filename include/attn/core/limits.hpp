@@ -24,7 +24,7 @@ struct Limit {
 };
 
 /// The range of a size field: d_model, n_heads, d_k, d_v, pad_to, tokens, precision, width,
-/// threads. Other fields have no range (min > max).
+/// threads, train_steps, epochs. Other fields have no range (min > max).
 Limit limit(Field field) noexcept;
 
 /// Throws errors::bad_size (usage, naming the field) unless `value` is within limit(field).

@@ -143,12 +143,38 @@ struct Source {
     std::string layout;
 };
 
+/// What a lesson is (its description, sentence and tokens) and where each of its inputs came
+/// from: the Input hands it to the Trace whole (explain()), and the Trace back to an Input.
+struct Provenance {
+    std::string description;  ///< one line about the lesson, from a model file; may be empty
+    std::string sentence;
+    std::vector<std::string> tokens;  ///< T tokens
+    Source embeddings_source;
+    Source weights_source;
+    Source positions_source;  ///< where a positions table came from
+    Source mask_source;       ///< where a mask came from
+    /// The tokens name the rows of given Q, K and V (from the file, or t0, t1, ...) rather
+    /// than coming from the tokenizer.
+    bool tokens_named = false;
+};
+
 /// Seeded embeddings X (T, d_model): row i is drawn from the stream ("embedding", token i),
 /// With `hand`, whole numbers from -2 to 2 instead (the normal value rounded and clamped).
 /// so equal tokens get equal rows, and a token's first n numbers do not depend on d_model.
 /// Entries are N(0, 1) rounded to two decimals, so what is printed is exactly what is used.
 Matrix seeded_embeddings(const std::vector<std::string>& tokens, std::size_t d_model,
                          std::uint64_t seed, bool hand = false);
+
+/// One seeded row per name: row i is N(0, 1) rounded to two decimals (whole numbers from -2 to
+/// 2 with `hand`), drawn from the stream (domain, names[i]). seeded_embeddings is the domain
+/// "embedding"; a training task's targets are "target".
+Matrix seeded_rows(const std::vector<std::string>& names, std::size_t width, std::uint64_t seed,
+                   std::string_view domain, bool hand = false);
+
+/// A seeded matrix (rows, cols) of N(0, stddev²) rounded to two decimals (whole numbers from -1
+/// to 1 with `hand`), drawn from the stream ("weights", name): W_Q is the name "W_Q".
+Matrix seeded_matrix(std::size_t rows, std::size_t cols, double stddev, std::uint64_t seed,
+                     std::string_view name, bool hand = false);
 
 /// Seeded W_Q, W_K, W_V for `config.n_heads` heads: entries N(0, 1/d_model) rounded to two
 /// decimals, so that with unit-variance embeddings Q, K and V have entries of variance about

@@ -8,9 +8,11 @@
 ///   d_v     width of a value vector
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "attn/core/matrix.hpp"
+#include "attn/core/variance.hpp"
 
 namespace attn {
 
@@ -33,6 +35,9 @@ Matrix transpose(const Matrix& a);
 
 /// Every element times `factor`.
 Matrix scaled(const Matrix& a, double factor);
+
+/// a (r, c) += b (r, c), element by element: how gradients are summed.
+void add_to(Matrix& a, const Matrix& b);
 
 /// The causal mask (T, T): row i may attend to columns 0..i (itself and earlier tokens).
 Mask causal_mask(std::size_t n_tokens);
@@ -68,7 +73,18 @@ Matrix columns(const Matrix& m, std::size_t begin, std::size_t n);
 /// m (T, n) + b (1, n) added to every row; m unchanged for an empty b.
 void add_bias(Matrix& m, const Matrix& b);
 
-/// Population variance of all finite elements (0 for an empty matrix).
-double variance(const Matrix& a);
+/// Population variance of all finite elements (0 for an empty matrix), computed on the
+/// elements divided by a power of two, so that it is finite whenever they are (numpy's var()
+/// overflows to inf from entries near 1e154 on).
+Variance variance_of(const Matrix& a);
+
+/// The variance of the exact products a·bᵀ (the scores Q·Kᵀ), which a double may not hold
+/// when they underflow: computed on a and b divided by powers of two (exactly), then scaled
+/// back in the Variance's exponent.
+Variance product_variance(const Matrix& a, const Matrix& b);
+
+/// The mean of all finite elements as m · 2^e (computed on the elements divided by 2^e, so the
+/// sum never overflows); {0, 0} for none.
+std::pair<double, int> scaled_mean(const Matrix& a);
 
 }  // namespace attn

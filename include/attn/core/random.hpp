@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "attn/core/portable.hpp"  // portable_log, which normal() uses
+
 namespace attn {
 
 /// splitmix64 (Steele, Lea & Flood 2014): a 64-bit state advanced by a constant and mixed.
@@ -37,9 +39,5 @@ class Rng {
 /// ("embedding", token), so the same word gets the same vector wherever it appears.
 std::uint64_t stream_seed(std::uint64_t seed, std::string_view domain,
                           std::string_view text) noexcept;
-
-/// Natural logarithm of a positive finite x using only exactly rounded operations, so that
-/// it gives the same bits everywhere (std::log may differ in the last bit between libms).
-double portable_log(double x) noexcept;
 
 }  // namespace attn

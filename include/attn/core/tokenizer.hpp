@@ -45,6 +45,15 @@ struct TokenizerOptions {
 /// token.
 std::vector<std::string> tokenize(std::string_view sentence, const TokenizerOptions& options);
 
+/// The longest token attn takes, in bytes: a word of a thousand letters is already no word to
+/// show in a table, and each token is copied into labels, explanations and outputs, so a
+/// megabyte-long one would take memory no --max-memory foresees. The tokenizer, the
+/// embeddings and the tokens of a Q, K, V file refuse longer ones.
+inline constexpr std::size_t max_token_bytes = 1024;
+
+/// The first characters of a long token, whole UTF-8 characters, then "…": for messages.
+std::string token_preview(std::string_view token);
+
 /// `text` lowercased as --lowercase does: Unicode's full default lowercase mapping, the same
 /// in every locale (utf8proc's mappings, with İ U+0130 → i + U+0307 and Greek capital sigma
 /// → final ς at the end of a word, σ elsewhere). Turkish I and İ therefore become i and

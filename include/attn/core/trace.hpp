@@ -17,6 +17,7 @@
 #include "attn/core/gpt2.hpp"
 #include "attn/core/matrix.hpp"
 #include "attn/core/model.hpp"
+#include "attn/core/variance.hpp"
 #include "attn/core/weights_rule.hpp"
 
 namespace attn {
@@ -26,26 +27,29 @@ struct Comparison;  // attn/core/whatif.hpp
 /// Every number of one attention head. Shapes use the legend of ops.hpp; d_k and d_v are
 /// one head's widths.
 struct Head {
-    std::size_t index = 0;         ///< 0-based; printed 1-based ("head 1")
-    std::size_t k_begin = 0;       ///< this head's first column in W_Q and W_K
-    std::size_t v_begin = 0;       ///< this head's first column in W_V
-    Matrix w_q;                    ///< its slice of W_Q (d_model, d_k)
-    Matrix w_k;                    ///< its slice of W_K (d_model, d_k)
-    Matrix w_v;                    ///< its slice of W_V (d_model, d_v)
-    Matrix q;                      ///< queries (T, d_k) = x · w_q (+ b_q)
-    Matrix k;                      ///< keys (T, d_k) = x · w_k (+ b_k)
-    Matrix v;                      ///< values (T, d_v) = x · w_v (+ b_v)
-    Matrix scores;                 ///< (T, T) = q · kᵀ
-    Matrix scaled_scores;          ///< (T, T) = the trace's rule applied to scores
-    Matrix masked_scores;          ///< (T, T), -inf where the mask blocks; empty without a mask
-    Matrix attention;              ///< the attention weights A (T, T) = softmax as the rule says
-    Matrix output;                 ///< Z (T, d_v) = attention · v
-    std::vector<double> q_norms;   ///< the length |q_i| of each query (for the cosine)
-    std::vector<double> k_norms;   ///< the length |k_j| of each key
-    double variance_q = 0.0;       ///< of all entries of q
-    double variance_k = 0.0;       ///< of all entries of k
-    double variance_scores = 0.0;  ///< of all entries of scores
-    double variance_scaled = 0.0;  ///< of all finite entries of scaled_scores
+    std::size_t index = 0;        ///< 0-based; printed 1-based ("head 1")
+    std::size_t k_begin = 0;      ///< this head's first column in W_Q and W_K
+    std::size_t v_begin = 0;      ///< this head's first column in W_V
+    Matrix w_q;                   ///< its slice of W_Q (d_model, d_k)
+    Matrix w_k;                   ///< its slice of W_K (d_model, d_k)
+    Matrix w_v;                   ///< its slice of W_V (d_model, d_v)
+    Matrix q;                     ///< queries (T, d_k) = x · w_q (+ b_q)
+    Matrix k;                     ///< keys (T, d_k) = x · w_k (+ b_k)
+    Matrix v;                     ///< values (T, d_v) = x · w_v (+ b_v)
+    Matrix scores;                ///< (T, T) = q · kᵀ
+    Matrix scaled_scores;         ///< (T, T) = the trace's rule applied to scores
+    Matrix masked_scores;         ///< (T, T), -inf where the mask blocks; empty without a mask
+    Matrix attention;             ///< the attention weights A (T, T) = softmax as the rule says
+    Matrix output;                ///< Z (T, d_v) = attention · v
+    std::vector<double> q_norms;  ///< the length |q_i| of each query (for the cosine)
+    std::vector<double> k_norms;  ///< the length |k_j| of each key
+    Variance variance_q;          ///< of all entries of q
+    Variance variance_k;          ///< of all entries of k
+    Variance variance_scores;     ///< of all entries of scores
+    Variance variance_scaled;     ///< of all finite entries of scaled_scores
+    /// Of the scores scaled as the right rule scales them, in this run's arithmetic (S / √d_k,
+    /// or ⌊S / r⌋ by hand): what a run that scales otherwise (or not at all) compares with.
+    Variance variance_right_scaled;
     std::vector<std::size_t> empty_rows;  ///< rows with every key masked (zero weights)
     /// With softmax over columns (--softmax-over columns): keys that every query is blocked
     /// from, whose column has no softmax (zero weights). With softmax over the whole matrix,
@@ -181,22 +185,12 @@ struct Step {
 };
 
 /// Every number of one walk-through, named as in the lesson. Shapes use the legend of ops.hpp.
-struct TraceNumbers {
+struct TraceNumbers : Provenance {  // the lesson and where its inputs came from, as given
     Config config;
-    WeightsRule rule;         ///< how scores became weights (weights_rule(config))
-    std::string description;  ///< one line about the lesson; may be empty
-    std::string sentence;
-    std::vector<std::string> tokens;  ///< T tokens
-    Source embeddings_source;
-    Source weights_source;
-    Source positions_source;
-    Source mask_source;
+    WeightsRule rule;  ///< how scores became weights (weights_rule(config))
     /// Q, K and V were given directly (GivenQkv): no embeddings and no weights; the file.
     bool qkv_given = false;
     std::string qkv_path;
-    /// The tokens came from the Q, K, V file (or are t0, t1, ... for its rows), not from
-    /// cutting a sentence.
-    bool tokens_named = false;
 
     Matrix x;          ///< embeddings (T, d_model), as looked up
     Matrix positions;  ///< P (T, d_model); empty without positions

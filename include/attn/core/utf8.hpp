@@ -29,6 +29,13 @@ std::optional<std::size_t> first_invalid(std::string_view text) noexcept;
 /// be valid UTF-8; nothing when there is none. A label of a row (a token) has neither.
 std::optional<std::size_t> first_space_or_control(std::string_view text) noexcept;
 
+/// Unicode's general categories by their first letter: L, M, N, P, S, Z and C (controls,
+/// format characters, private use, surrogates and unassigned code points).
+enum class MajorCategory { letter, mark, number, punctuation, symbol, separator, other };
+
+/// The major category of `cp`'s general category (Lu, Ll, ... are letters).
+MajorCategory major_category(char32_t cp) noexcept;
+
 /// Appends the UTF-8 encoding of `cp` to `out`.
 void append(std::string& out, char32_t cp);
 

@@ -83,6 +83,9 @@ class CheckpointTensors final : public Gpt2Tensors {
     [[nodiscard]] Matrix rows(const std::string& name, const std::vector<std::size_t>& shape,
                               std::string_view meaning,
                               const std::vector<std::size_t>& ids) const override;
+    [[nodiscard]] Matrix columns(const std::string& name, const std::vector<std::size_t>& shape,
+                                 std::string_view meaning, std::size_t begin,
+                                 std::size_t count) const override;
     /// "transformer." when the file's tensor names have the prefix, else "".
     [[nodiscard]] std::string prefix() const;
 

@@ -117,16 +117,16 @@ std::string_view describe(Value::Type type) noexcept;
 /// "FILE:LINE:COLUMN: not JSON: ..., expected ..." for a syntax error. The values' positions
 /// are offsets into `text`: keep it to name a value's line and column in a message.
 ///
-/// The text and the tree of Values together may take at most `max_bytes` (--max-memory):
-/// the tree is counted as it grows, and parsing stops with an attn::Error (input, naming
-/// Field::max_memory, the place and the bytes) as soon as the limit would be passed.
-Value parse(std::string_view text, std::string_view file,
-            std::size_t max_bytes = default_max_memory);
+/// The text and the tree of Values together may take at most what `budget` leaves
+/// (--max-memory less what the run held before): the tree is counted as it grows, and
+/// parsing stops with an attn::Error (input, naming Field::max_memory, the place and the
+/// bytes) as soon as the limit would be passed.
+Value parse(std::string_view text, std::string_view file, const MemoryBudget& budget = {});
 
 /// Reads a whole file for parsing. Throws attn::Error (input) naming the file when it does
-/// not exist, is a directory, cannot be read, is empty, or is larger than `max_bytes`.
+/// not exist, is a directory, cannot be read, is empty, or is larger than `budget` leaves.
 /// A UTF-8 byte order mark at the start is dropped.
-std::string read_file(const std::string& path, std::size_t max_bytes);
+std::string read_file(const std::string& path, const MemoryBudget& budget);
 
 /// The largest file of Hugging Face's (config.json, vocab.json, tokenizer.json, merges.txt)
 /// attn reads: 256 MiB. attn's own files follow --max-memory instead.

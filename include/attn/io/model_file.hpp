@@ -5,6 +5,7 @@
 /// `max_memory` bounds what reading takes: the file's text and the tree of values parsed from
 /// it (json::parse); a file that would need more is refused as soon as that is known.
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -49,12 +50,18 @@ QkvFile read_qkv(const std::string& path, std::size_t max_memory = default_max_m
 Loaded read_dump(const std::string& path, std::size_t max_memory = default_max_memory,
                  WhatIfRecord* what_if = nullptr);
 
-/// Compares every value of the dump at `path` with `recomputed`, the dump of the same run
-/// computed again from the dump's inputs (render_json of explain(read_dump(path))): numbers
-/// equal to about 1e-9 of their size, everything else exactly, attn_version aside. Throws
-/// attn::Error (input) at the first difference: its place, the step, the row and column, what
-/// the dump says and what recomputing gives.
-void verify_dump(const std::string& path, std::string_view recomputed);
+/// Writes the dump of the run recomputed from a dump's inputs (render_json of
+/// explain(read_dump(path))) to the sink it is given, piece by piece.
+using RecomputedDump = std::function<void(const std::function<void(std::string_view)>&)>;
+
+/// Compares every value of the dump at `path` with what `recomputed` writes: numbers equal to
+/// about 1e-9 of their size, everything else exactly, attn_version aside. Throws attn::Error
+/// (input) at the first difference: its place, the step, the row and column, what the dump
+/// says and what recomputing gives. The recomputation is compared as it is written, on a
+/// thread of its own, never held whole; the dump is read again within `max_memory`, less
+/// what the run holds.
+void verify_dump(const std::string& path, const RecomputedDump& recomputed,
+                 std::size_t max_memory = default_max_memory);
 
 /// Reads an answers file. Throws attn::Error (input) with the place for a malformed one.
 AnswerSheet read_answers(const std::string& path, std::size_t max_memory = default_max_memory);

@@ -114,11 +114,23 @@ class File {
     [[nodiscard]] Matrix rows(const Tensor& t, const Shape& expected, std::string_view meaning,
                               const std::vector<std::size_t>& row_ids) const;
 
+    /// Only columns [begin, begin + count) of a tensor of shape `expected` (of a 1-D tensor:
+    /// those elements, as one row): W_Q, W_K or W_V out of GPT-2's c_attn, without converting
+    /// the rest of it or copying it twice.
+    [[nodiscard]] Matrix columns(const Tensor& t, const Shape& expected, std::string_view meaning,
+                                 std::size_t begin, std::size_t count) const;
+
     /// "[768, 2304]", as messages write a shape.
     static std::string shape_text(const Shape& shape);
 
   private:
     void check_shape(const Tensor& t, const Shape& expected, std::string_view meaning) const;
+    // Elements [first, first + count) of `t` converted into out[0, count): one loop per dtype,
+    // straight from the mapping. Throws as values() does.
+    void convert(const Tensor& t, std::uint64_t first, std::uint64_t count, double* out) const;
+    // Gives the mapped pages of n bytes from p back to the system (they are read again from
+    // the file if touched).
+    static void release(const unsigned char* p, std::uint64_t n) noexcept;
 
     std::string path_;
     void* map_ = nullptr;  // the whole file, mapped read-only (PROT_READ)

@@ -98,6 +98,148 @@
     });
     if (best) { activate(best); }
   });
+  // compact heatmaps (a long input's T × T steps): drawn from their data, one pixel per cell
+  // scaled up without smoothing; hover, click, focus and the arrow keys show the cells
+  function bytesOf(b64) {
+    var s = atob(b64), out = new Uint8Array(s.length);
+    for (var i = 0; i < s.length; i++) { out[i] = s.charCodeAt(i); }
+    return out;
+  }
+  document.querySelectorAll('.heatmap').forEach(function (box) {
+    var data = JSON.parse(box.nextElementSibling.textContent);
+    var rows = data.rows, cols = data.cols;
+    var levels = bytesOf(data.levels);
+    var values = data.mask ? null : new DataView(bytesOf(data.values).buffer);
+    var sumLevels = bytesOf(data.sumLevels);
+    var strip = data.sums.length ? 4 : 0;  // the Σ column: a strip of 4 cells after a blank one
+    var wide = cols + (strip ? strip + 1 : 0);
+    var canvas = box.querySelector('canvas');
+    var rowCross = box.querySelector('.cross.row'), colCross = box.querySelector('.cross.col');
+    var bars = document.getElementById('bars-' + data.step);
+    var room = Math.min(box.parentElement.clientWidth || 1000, 1060);
+    var size = Math.max(1, Math.min(12, Math.floor(room / wide)));
+    canvas.width = wide;
+    canvas.height = rows;
+    canvas.style.width = (wide * size) + 'px';
+    canvas.style.height = (rows * size) + 'px';
+    var context = canvas.getContext('2d');
+    var image = context.createImageData(wide, rows);
+    var rgb = data.palette.map(function (hex) {
+      return [1, 3, 5].map(function (at) { return parseInt(hex.substr(at, 2), 16); });
+    });
+    function paint(r, c, colour) {
+      var at = 4 * (r * wide + c);
+      image.data[at] = colour[0];
+      image.data[at + 1] = colour[1];
+      image.data[at + 2] = colour[2];
+      image.data[at + 3] = 255;
+    }
+    for (var r = 0; r < rows; r++) {
+      for (var c = 0; c < cols; c++) { paint(r, c, rgb[levels[r * cols + c]]); }
+      if (strip) {
+        paint(r, cols, [255, 255, 255]);
+        for (var k = 1; k <= strip; k++) { paint(r, cols + k, rgb[sumLevels[r]]); }
+      }
+    }
+    context.putImageData(image, 0, 0);
+    function value(r, c) { return values.getFloat64((r * cols + c) * 8, true); }
+    function fixed(v) {
+      if (!isFinite(v)) { return v < 0 ? '\u2212\u221e' : '\u221e'; }
+      var s = v.toFixed(data.precision);
+      return /^-0(\.0*)?$/.test(s) ? s.substring(1) : s;
+    }
+    function describe(r, c) {
+      if (c >= cols) { return '\u03a3 of row ' + data.rowLabels[r] + ' (' + r + ') = ' + data.sums[r]; }
+      var at = data.step + '[' + data.rowLabels[r] + ' (' + r + '), ' + data.colLabels[c] +
+               ' (' + c + ')] = ';
+      if (data.mask) { return at + (levels[r * cols + c] === 255 ? '0: may not attend' : '1: may attend'); }
+      var v = value(r, c);
+      return at + fixed(v) + (isFinite(v) && fixed(v) !== String(v) ? '  (' + v + ')' : '');
+    }
+    function cross(r, c) {
+      rowCross.style.cssText = 'display:block;left:0;top:' + (r * size) + 'px;width:' +
+                               (wide * size) + 'px;height:' + size + 'px';
+      colCross.style.cssText = 'display:block;top:0;left:' + (c * size) + 'px;height:' +
+                               (rows * size) + 'px;width:' + size + 'px';
+    }
+    function cellAt(e) {
+      var rect = canvas.getBoundingClientRect();
+      return {r: Math.max(0, Math.min(rows - 1, Math.floor((e.clientY - rect.top) / size))),
+              c: Math.max(0, Math.min(wide - 1, Math.floor((e.clientX - rect.left) / size)))};
+    }
+    var current = {r: 0, c: 0};
+    // the keys a query attends to most, as bars against the largest, built from text only
+    function topKeys(r) {
+      var order = [];
+      for (var c = 0; c < cols; c++) { order.push(c); }
+      order.sort(function (a, b) { return value(r, b) - value(r, a) || a - b; });
+      order = order.slice(0, 10);
+      var largest = value(r, order[0]) || 1;
+      bars.replaceChildren();
+      var head = document.createElement('div');
+      head.className = 'row';
+      var bold = document.createElement('b');
+      bold.textContent = data.rowLabels[r] + ' (' + r + ')';
+      var verb = document.createElement('span');
+      verb.textContent = 'attends most to (the ' + order.length + ' largest of its ' + cols +
+                         ' weights; bars against the largest):';
+      head.appendChild(bold);
+      head.appendChild(verb);
+      bars.appendChild(head);
+      order.forEach(function (c) {
+        var row = document.createElement('div');
+        row.className = 'row';
+        var label = document.createElement('span');
+        label.className = 'label';
+        label.textContent = data.colLabels[c] + ' (' + c + ')';
+        var fill = document.createElement('span');
+        fill.className = 'fill';
+        fill.style.width = Math.round(value(r, c) / largest * 300) + 'px';
+        var shown = document.createElement('span');
+        shown.textContent = fixed(value(r, c));
+        row.appendChild(label); row.appendChild(fill); row.appendChild(shown);
+        bars.appendChild(row);
+      });
+    }
+    function pick(r, c) {
+      current = {r: r, c: c};
+      cross(r, c);
+      box.setAttribute('data-selected', r + ',' + c);
+      if (data.weights && bars) { topKeys(r); }
+    }
+    canvas.addEventListener('mousemove', function (e) {
+      var p = cellAt(e);
+      cross(p.r, p.c);
+      box.setAttribute('data-hover', p.r + ',' + p.c);
+      show(describe(p.r, p.c), e.clientX, e.clientY);
+    });
+    canvas.addEventListener('mouseleave', function () {
+      hide();
+      if (box.hasAttribute('data-selected')) {
+        cross(current.r, current.c);
+      } else {
+        rowCross.style.display = colCross.style.display = 'none';
+      }
+    });
+    canvas.addEventListener('click', function (e) {
+      var p = cellAt(e);
+      pick(p.r, Math.min(p.c, cols - 1));
+    });
+    box.addEventListener('keydown', function (e) {
+      var moves = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
+                   PageUp: [-10, 0], PageDown: [10, 0]};
+      var move = moves[e.key];
+      if (!move) { return; }
+      e.preventDefault();
+      var r = Math.max(0, Math.min(rows - 1, current.r + move[0]));
+      var c = Math.max(0, Math.min(cols - 1, current.c + move[1]));
+      pick(r, c);
+      var rect = canvas.getBoundingClientRect();
+      show(describe(r, c), rect.left + c * size, rect.top + r * size);
+    });
+    box.addEventListener('blur', hide);
+    box.setAttribute('data-drawn', String(size));
+  });
   root.setAttribute('data-tokens', String(tokens.length));
   root.setAttribute('data-ready', 'ok');
 })();

@@ -1,0 +1,20 @@
+// What the process holds in memory, from the allocator's own count (attn/io/heap.hpp).
+#include "attn/io/heap.hpp"
+
+#include <malloc.h>
+
+namespace attn {
+
+std::size_t heap_in_use() noexcept {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    // freed pages go back to the system first: after a large tree of values is freed, the
+    // allocator may keep its pages (resident) while counting them as free
+    (void)malloc_trim(0);
+    const struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;  // blocks in use in every arena, and the mapped blocks
+#else
+    return 0;
+#endif
+}
+
+}  // namespace attn

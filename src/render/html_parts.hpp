@@ -1,0 +1,34 @@
+#pragma once
+// What the HTML page's parts share (html.cpp, html_heatmap.cpp): its colours, JSON safe in a
+// <script> block, and the compact heatmap of a long input's T × T steps.
+
+#include <string>
+
+#include "attn/core/trace.hpp"
+#include "attn/render/render.hpp"
+#include "toolkit.hpp"
+
+namespace attn::report {
+
+/// The background of a mask's "may attend" cell, and of a blocked (or −∞) cell.
+inline constexpr toolkit::Rgb allowed_background{223, 232, 245};
+inline constexpr toolkit::Rgb blocked_background{238, 238, 238};
+
+/// A cell's background: an attention weight on the heat ramp (white to deep blue); another
+/// number blue when positive, red when negative, as strong as v against `scale` (the largest
+/// size in its matrix).
+toolkit::Rgb cell_background(double v, double scale, bool weights);
+
+/// JSON text made safe for a <script type="application/json"> block (html.cpp).
+std::string script_safe(const std::string& json);
+
+/// Whether `step` is drawn as a compact heatmap rather than a table: a T × T step of a
+/// sentence of more than 40 tokens.
+bool compact(const Trace& trace, const Step& step);
+
+/// The compact heatmap of `step`: a note, the canvas the page's script draws, and its data
+/// (each cell's palette level, the palette, every value as a double, the labels).
+/// Written to `out` as it is made (a 1,000-token step's values are 8 MB: never held whole).
+void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style);
+
+}  // namespace attn::report

@@ -1,0 +1,351 @@
+// The notes under the scores and the scaled scores: a score taken apart into lengths and an
+// angle, and what the scaling did to the variance of the scores, said from the numbers.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "attn/core/ops.hpp"
+#include "attn/render/render.hpp"
+#include "narrative.hpp"
+
+namespace attn::lesson {
+namespace {
+
+// "Close to" a number: within close_percent (25%) of it, the band the sentences state wherever
+// they say it. The variance of the few scores of a lesson strays from its average from run to
+// run; a quarter either way is a band a reader can check by eye.
+constexpr int close_percent = 25;
+
+// Whether x is within close_percent of target, on the variances as they are kept (scaled ·
+// 2^exponent), so that two variances past the largest double compare as the numbers they are.
+bool close_to(const Variance& x, const Variance& target) {
+    if (target.scaled == 0.0) {
+        return x.scaled == 0.0;
+    }
+    const double ratio = std::ldexp(x.scaled / target.scaled, x.exponent - target.exponent);
+    return std::isfinite(ratio) && std::abs(ratio - 1.0) * 100.0 <= close_percent;
+}
+
+// Why S′'s variance is not about 1, from the numbers: the entries' own variances, whose product
+// is what S′ has on average for independent entries of mean 0, and whether it is close to that.
+// Whether the entries of m have a mean far from 0 against their spread: |mean| at least their
+// standard deviation (so a constant matrix of ones counts, and random entries of mean 0 do not).
+bool mean_far_from_zero(const Matrix& m, const Variance& variance) {
+    const auto [mean, e] = scaled_mean(m);
+    if (mean == 0.0) {
+        return false;
+    }
+    // |mean · 2^e| ≥ sqrt(scaled · 2^exponent), compared as squares in the scaled units
+    const double mean_squared = mean * mean;
+    const double var_in_units = std::ldexp(variance.scaled, variance.exponent - 2 * e);
+    return mean_squared >= var_in_units;
+}
+
+// Whether two variances are within a percent of each other.
+bool within_a_percent(const Variance& x, const Variance& y) {
+    if (y.scaled == 0.0) {
+        return x.scaled == 0.0;
+    }
+    const double ratio = std::ldexp(x.scaled / y.scaled, x.exponent - y.exponent);
+    return std::isfinite(ratio) && std::abs(ratio - 1.0) <= 0.01;
+}
+
+std::string not_near_one(const Trace& t, const Head& head, const std::string& sub, int precision) {
+    const auto num = [precision](const Variance& v) { return format_number(v, precision, true); };
+    const Variance product{head.variance_q.scaled * head.variance_k.scaled,
+                           head.variance_q.exponent + head.variance_k.exponent};
+    const std::string start = fmt::format(
+        "which is not close to 1 (more than {4}% away from it). Scaling guarantees only the "
+        "division by d_k: \"about 1\" is what it gives on average when the entries of Q and K "
+        "are independent, with mean 0 and variance 1. Here the entries of Q{0} have variance {1} "
+        "and those of K{0} {2}; for independent entries of mean 0 with these variances, S′{0} "
+        "would "
+        "have on average their product, {1} · {2} = {3}",
+        sub, num(head.variance_q), num(head.variance_k), num(product), close_percent);
+    if (close_to(head.variance_scaled, product)) {
+        return start + fmt::format(
+                           ", and {} is close to that (within {}%): it is the inputs' own "
+                           "variance{} that keeps S′{} from 1.",
+                           num(head.variance_scaled), close_percent,
+                           t.config.n_pad > 0 ? ", the padding's rows of zeros included," : "",
+                           sub);
+    }
+    const auto plain = [precision](double x) { return format_checkable(x, precision, true); };
+    const std::string differs =
+        fmt::format(". {} is not close to that either: ", num(head.variance_scaled));
+    // the cause the numbers show, where they show one: underflow, then means far from 0
+    // underflow only when it changed the variance: the true products' may be the same
+    if (const std::size_t n = underflowed_scores(t, head); n > 0) {
+        const Variance exact = product_variance(head.q, head.k);
+        if (!within_a_percent(head.variance_scores, exact)) {
+            return start + differs +
+                   fmt::format(
+                       "{} of the {} scores are products too small for a double (see "
+                       "the warning), stored as 0 or with few correct digits, so their "
+                       "variance ({}) is not that of the true products ({}).",
+                       n, head.scores.size(), num(head.variance_scores), num(exact));
+        }
+    }
+    const bool q_off = mean_far_from_zero(head.q, head.variance_q);
+    const bool k_off = mean_far_from_zero(head.k, head.variance_k);
+    if (q_off || k_off) {
+        const auto mean = [](const Matrix& m) {
+            const auto [x, e] = scaled_mean(m);
+            return std::ldexp(x, e);
+        };
+        const std::string which =
+            q_off && k_off ? fmt::format("the entries of Q{0} have mean {1} and those of K{0} {2}",
+                                         sub, plain(mean(head.q)), plain(mean(head.k)))
+            : q_off ? fmt::format("the entries of Q{} have mean {}", sub, plain(mean(head.q)))
+                    : fmt::format("the entries of K{} have mean {}", sub, plain(mean(head.k)));
+        return start + differs +
+               fmt::format(
+                   "{}, not 0 (at least as large as their spread), and the average "
+                   "holds only for entries of mean 0.",
+                   which);
+    }
+    // numbers from a file (made by hand, or trained to make some scores large) are no
+    // independent random draws; seeded ones are, and one run can stray
+    const bool from_file = t.qkv_given || t.embeddings_source.kind == Source::Kind::file ||
+                           t.weights_source.kind == Source::Kind::file;
+    if (from_file) {
+        return start + differs +
+               fmt::format(
+                   "{} read from a file, so nothing here says they are independent "
+                   "draws of mean 0, as the average assumes (a hand-made or trained "
+                   "model's are not); and even such draws, in one run of {} scores, "
+                   "can stray far from the average.",
+                   t.qkv_given ? "Q and K were"
+                   : t.embeddings_source.kind == Source::Kind::file &&
+                           t.weights_source.kind == Source::Kind::file
+                       ? "the embeddings and weights behind Q and K were"
+                   : t.weights_source.kind == Source::Kind::file
+                       ? "the weights behind Q and K were"
+                       : "the embeddings behind Q and K were",
+                   head.scores.size());
+    }
+    return start + differs +
+           fmt::format(
+               "with {} scores, one run can stray far from the average, and the average "
+               "holds only for entries that are independent with mean 0.",
+               head.scores.size());
+}
+
+}  // namespace
+
+void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int precision,
+                  Notes& n) {
+    const auto num = [precision](double x) { return format_number(x, precision, true); };
+    const auto var = [precision](const Variance& v) { return format_number(v, precision, true); };
+    const WeightsRule& rule = t.rule;
+    const double sqrt_d_k = std::sqrt(static_cast<double>(t.config.d_k));
+    if (!rule.scales() && t.config.d_k == 1) {
+        n.before.emplace_back(
+            "Here d_k = 1: scaling would divide by √d_k = 1 and change nothing, so leaving it "
+            "out makes no difference in this run.");
+        return;
+    }
+    if (!rule.scales()) {
+        // what the right scaling would have given, in this run's own arithmetic
+        const double r = rule.right(t.config.d_k).divisor();
+        n.before.push_back(fmt::format(
+            "Here d_k = {}: scaling would divide by √d_k = {}{}. The variance of the scores stays "
+            "{} instead of falling to {}{}.",
+            t.config.d_k, num(sqrt_d_k),
+            rule.arith == Arith::hand ? fmt::format("; by hand, by {} and rounded down", r) : "",
+            var(head.variance_scores), var(head.variance_right_scaled),
+            rule.arith == Arith::hand ? fmt::format(", the variance of ⌊S / {}⌋", r) : ""));
+        return;
+    }
+    if (rule.arith == Arith::hand) {
+        if (rule.scale_by == ScaleBy::d_model) {
+            n.before.push_back(fmt::format(
+                "Here d_model = {}: exactly, the scores would be divided by √d_model = {}; by "
+                "hand, by {} and rounded down. The rule divides by √d_k = {} (d_k = {}), the "
+                "width of the queries and keys: dividing by √d_model is a mistake a tutorial "
+                "makes, shown on purpose.",
+                t.config.d_model, num(rule.sqrt_width()), static_cast<int>(rule.divisor()),
+                num(sqrt_d_k), t.config.d_k));
+            return;
+        }
+        n.before.push_back(fmt::format(
+            "Here d_k = {}: exactly, the scores would be divided by √d_k = {}; by hand, by {} "
+            "and rounded down.",
+            t.config.d_k, num(rule.sqrt_width()), static_cast<int>(rule.divisor())));
+        return;
+    }
+    const std::string width = rule.scale_by == ScaleBy::d_model ? "d_model" : "d_k";
+    // a checkpoint's d_k is GPT-2's d_head: where it comes from
+    const std::string value =
+        t.gpt2 ? fmt::format("{} (GPT-2's d_head = n_embd / n_head = {} / {})", rule.scale_width,
+                             t.gpt2->config.n_embd, t.gpt2->config.n_head)
+               : std::to_string(rule.scale_width);
+    if (head.scores.size() < 2) {
+        n.before.push_back(fmt::format(
+            "Here {} = {}, so √{} = {}. (With a single score there is no spread to measure; try "
+            "{} to see the variance shrink.)",
+            width, value, width, num(rule.sqrt_width()),
+            t.qkv_given ? "Q, K and V of more tokens" : "a longer sentence"));
+        return;
+    }
+    const bool near_one = close_to(head.variance_scaled, Variance{1.0, 0});
+    const std::string verdict =
+        near_one ? fmt::format("close to 1 (within {}% of it)", close_percent)
+                 : fmt::format("not close to 1 (more than {}% away from it)", close_percent);
+    // "exactly" while the stored S′ shows var(S) / width; numbers below 2.2e-308 keep fewer
+    // digits, and dividing them rounds
+    const Variance exact{head.variance_scores.scaled / static_cast<double>(rule.scale_width),
+                         head.variance_scores.exponent};
+    const bool rounded = var(exact) != var(head.variance_scaled);
+    n.before.push_back(fmt::format(
+        "Here {0} = {1}, so √{0} = {2}. Scaling divides the variance of the scores by "
+        "{0}{7}: from {3} (S{4}) to {5} (S′{4}), {6}",
+        width, value, num(rule.sqrt_width()), var(head.variance_scores), sub,
+        var(head.variance_scaled),
+        rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
+            ? fmt::format("{}: the same as dividing by √d_k, because here d_model = d_k.", verdict)
+        : rule.scale_by == ScaleBy::d_model
+            ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give {}: the "
+                          "scores here are {} times {} than they should be.",
+                          verdict, num(sqrt_d_k), var(head.variance_right_scaled),
+                          num(t.config.d_model > t.config.d_k ? rule.sqrt_width() / sqrt_d_k
+                                                              : sqrt_d_k / rule.sqrt_width()),
+                          t.config.d_model > t.config.d_k ? "smaller" : "larger")
+        : near_one ? "which is " + verdict + "."
+                   : not_near_one(t, head, sub, precision),
+        rounded ? "" : " exactly"));
+    if (rounded) {
+        n.before.push_back(fmt::format(
+            "(Exactly, the variance would fall to {}: scores this small, below about 2.2e-308, "
+            "keep fewer digits, and dividing them by √{} rounds.)",
+            var(exact), width));
+    }
+    // --pad-to: the variances above count the padding tokens' scores too, which can turn the
+    // verdict round; the real tokens' own, beside them
+    const std::size_t total = t.tokens.size();
+    const std::size_t real = total - std::min(total, t.config.n_pad);
+    if (t.config.n_pad > 0 && real >= 2) {
+        Matrix s(real, real);
+        Matrix scaled(real, real);
+        for (std::size_t i = 0; i < real; ++i) {
+            for (std::size_t j = 0; j < real; ++j) {
+                s(i, j) = head.scores(i, j);
+                scaled(i, j) = head.scaled_scores(i, j);
+            }
+        }
+        const Variance v_real = variance_of(scaled);
+        n.before.push_back(fmt::format(
+            "These variances count all {} scores, the {} of the padding tokens (--pad-to) too. "
+            "Over the {} scores between the {} real tokens alone, the variance falls from {} "
+            "(S{}) to {} (S′{}), which is {}.",
+            total * total, total * total - real * real, real * real, real, var(variance_of(s)), sub,
+            var(v_real), sub,
+            close_to(v_real, Variance{1.0, 0})
+                ? fmt::format("close to 1 (within {}% of it)", close_percent)
+                : fmt::format("not close to 1 (more than {}% away from it)", close_percent)));
+    }
+}
+
+// A dot product is not a cosine: the largest score a query may use, taken apart.
+void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
+    std::size_t bi = 0;
+    std::size_t bj = 0;
+    bool found = false;
+    for (std::size_t i = 0; i < head.scores.rows(); ++i) {
+        for (std::size_t j = 0; j < head.scores.cols(); ++j) {
+            if (t.mask && !t.mask->allowed(i, j)) {
+                continue;
+            }
+            if (!found || head.scores(i, j) > head.scores(bi, bj)) {
+                bi = i;
+                bj = j;
+                found = true;
+            }
+        }
+    }
+    if (!found) {
+        return;
+    }
+    // "the largest score" only when no other score the mask allows equals it
+    std::size_t tied = 0;
+    for (std::size_t i = 0; i < head.scores.rows(); ++i) {
+        for (std::size_t j = 0; j < head.scores.cols(); ++j) {
+            if ((!t.mask || t.mask->allowed(i, j)) && head.scores(i, j) == head.scores(bi, bj)) {
+                ++tied;
+            }
+        }
+    }
+    const std::string which =
+        tied == 1
+            ? fmt::format("the largest score{} is query {} against key {}",
+                          t.mask ? " the mask allows" : "", token_name(t, bi), token_name(t, bj))
+            : fmt::format("query {} against key {}, one of {} scores{} tied for the largest",
+                          token_name(t, bi), token_name(t, bj), tied,
+                          t.mask ? " the mask allows" : "");
+    const auto num = [precision](double x) { return format_checkable(x, precision, true); };
+    const double qn = head.q_norms[bi];
+    const double kn = head.k_norms[bj];
+    if (qn == 0.0 || kn == 0.0) {  // a zero vector: its length is 0 and its angle undefined
+        n.after.push_back(fmt::format(
+            "For example, {}: {}, because the {} is "
+            "all zeros: its length is 0, so its dot product with anything is 0 whatever the "
+            "angle. The lengths of the vectors count as much as the angle between them.",
+            which, num(head.scores(bi, bj)), qn == 0.0 ? "query" : "key"));
+        return;
+    }
+    // the cosine of the unit vectors, which stays right when the score itself underflows
+    double cos = 0.0;
+    for (std::size_t k = 0; k < head.q.cols(); ++k) {
+        cos += head.q(bi, k) / qn * (head.k(bj, k) / kn);
+    }
+    cos = std::clamp(cos, -1.0, 1.0);
+    if (score_underflows(qn, kn) && cos != 0.0 && head.scores(bi, bj) == 0.0) {
+        // |q|·|k|·cos θ, too small for a double: its size from logarithms
+        const double log10 = std::log10(qn) + std::log10(kn) + std::log10(std::abs(cos));
+        const double exponent = std::floor(log10);
+        n.after.push_back(fmt::format(
+            "For example, {}: {} here, although "
+            "|q| · |k| · cos\u00A0θ = {} · {} · {} ≈ {}{}e{}. That is below the smallest "
+            "number a double holds with full precision (about 2.2e-308), so the score is "
+            "stored as 0 (it underflows).",
+            which, num(head.scores(bi, bj)), num(qn), num(kn), num(cos), cos < 0 ? "−" : "",
+            format_number(std::pow(10.0, log10 - exponent), precision, true),
+            static_cast<long long>(exponent)));
+        return;
+    }
+    n.after.push_back(fmt::format(
+        "For example, {}: {} = |q| · |k| · "
+        "cos\u00A0θ = {} · {} · {}. The lengths of the vectors count as much as the angle "
+        "between them.",
+        which, num(head.scores(bi, bj)), num(qn), num(kn), num(cos)));
+    if (score_underflows(qn, kn) && head.scores(bi, bj) != 0.0) {
+        n.after.emplace_back(
+            "(Numbers this small, below about 2.2e-308, keep fewer correct digits than others, "
+            "so the last digits of this product may be off.)");
+    }
+}
+
+bool score_underflows(double q_norm, double k_norm) {
+    // |q|·|k| bounds |q · k|; below 2^-969 = 2^-1022 · 2^53 the score is subnormal or 0
+    constexpr double full_precision_log2 = -969.0;
+    return q_norm > 0.0 && k_norm > 0.0 &&
+           std::log2(q_norm) + std::log2(k_norm) < full_precision_log2;
+}
+
+std::size_t underflowed_scores(const Trace& t, const Head& head) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < head.q_norms.size(); ++i) {
+        for (std::size_t j = 0; j < head.k_norms.size(); ++j) {
+            if ((!t.mask || t.mask->allowed(i, j)) &&
+                score_underflows(head.q_norms[i], head.k_norms[j])) {
+                ++count;
+            }
+        }
+    }
+    return count;
+}
+
+}  // namespace attn::lesson

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# attn train end to end: the model file it writes is one explain --model reads, with the
+# learned attention; the same bytes on 1 and 2 threads; a diverging learning rate writes
+# nothing and exits 2; a positions task writes its table into the model file; the shipped
+# learned examples are what their recorded commands make, byte for byte.
+#   usage: train.sh ATTN SOURCE_DIR
+set -u
+attn=$1
+src=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# coreference: the model reads back, and in its sentence 'it' attends most to 'hat'
+"$attn" train coreference -o "$dir/a.json" --threads 1 --svg "$dir/loss.svg" >"$dir/out" 2>"$dir/err" \
+    || { cat "$dir/err"; fail "attn train coreference failed"; }
+grep -q "trained   W_Q and W_K; W_V and the embeddings keep their seeded numbers" "$dir/out" \
+    || fail "the report does not say what is trained"
+grep -q "held out  accuracy 100.0%" "$dir/out" || { cat "$dir/out"; fail "no held-out accuracy"; }
+grep -q $'\r' "$dir/out" && fail "a progress line was printed to a file (only a terminal gets one)"
+grep -q "attn: wrote $dir/a.json" "$dir/err" || fail "it did not say what it wrote"
+grep -q '^// Made by: attn train coreference --seed 42 --steps 600 --lr 0.2 --d-model 24 --d-k 8 --d-v 8$' "$dir/a.json" \
+    || fail "the model file does not record the command"
+grep -q '"description": "Learned, not made by hand: attn train coreference (seed 42, 600 steps, learning rate 0.2) trained W_Q and W_K, .*held-out accuracy 100.0% (256 of 256)' "$dir/a.json" \
+    || fail "the model file does not record the task, seed and accuracy"
+"$attn" explain --model "$dir/a.json" --json - >"$dir/trace.json" || fail "explain --model cannot read it"
+/usr/bin/python3 - "$dir/trace.json" <<'EOF' || exit 1
+import json, sys
+t = json.load(open(sys.argv[1]))
+weights = next(s for s in t["steps"] if s["id"] == "weights")["values"]
+tokens = t["tokens"]
+row = weights[tokens.index("it")]
+top = max(range(len(row)), key=lambda j: row[j])
+if tokens[top] != "hat" or row[top] < 0.9:
+    sys.exit(f"FAIL: 'it' attends most to {tokens[top]!r} ({row[top]}), expected 'hat' above 0.9")
+EOF
+# the loss plot is well-formed SVG
+/usr/bin/python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$dir/loss.svg" \
+    || fail "the --svg plot is not well-formed XML"
+grep -q "<polyline" "$dir/loss.svg" || fail "the --svg plot has no curve"
+
+# the same model on 2 threads, bit for bit; the command in the file makes the same file
+"$attn" train coreference -o "$dir/b.json" --threads 2 >/dev/null 2>&1 || fail "--threads 2 failed"
+cmp -s "$dir/a.json" "$dir/b.json" || fail "1 and 2 threads give different model files"
+cmp -s "$dir/a.json" "$src/data/examples/learned-coreference.json" \
+    || fail "data/examples/learned-coreference.json is not what 'attn train coreference' makes (regenerate it: docs/training.md)"
+
+# a learning rate that diverges: exit 2, says so, writes nothing
+"$attn" train coreference -o "$dir/c.json" --lr 5 >"$dir/out" 2>"$dir/err"
+code=$?
+[ "$code" = 2 ] || fail "a diverging --lr exited $code, expected 2"
+grep -q "attn: error: training diverged with learning rate η = 5: the mean loss of steps 1 to 16 was" "$dir/err" \
+    || { cat "$dir/err"; fail "the divergence is not explained"; }
+grep -q "such as this task's default, 0.2" "$dir/err" || fail "no smaller learning rate suggested"
+[ -e "$dir/c.json" ] && fail "a diverged run wrote its model file"
+
+# an unknown task names the nearest (the tasks themselves: cli error tests)
+"$attn" train previus-token -o "$dir/d.json" 2>"$dir/err" && fail "an unknown task was accepted"
+grep -q "did you mean 'previous-token'?" "$dir/err" || { cat "$dir/err"; fail "no nearest task named"; }
+
+# an existing file is not replaced without --force
+echo precious >"$dir/keep.json"
+"$attn" train coreference -o "$dir/keep.json" --steps 2 >/dev/null 2>"$dir/err" && fail "an existing file was replaced"
+grep -q "exists, expected a new file name" "$dir/err" || fail "no reason given for refusing an existing file"
+[ "$(cat "$dir/keep.json")" = precious ] || fail "the existing file changed"
+
+# previous-token learns positions: the table goes in the model file, which explain reads
+# alone; --epochs 2 is 64 steps
+"$attn" train previous-token -o "$dir/p.json" --epochs 2 >"$dir/out" 2>"$dir/err" || { cat "$dir/err"; fail "previous-token failed"; }
+grep -q "steps     64 of 16 examples each (2 passes" "$dir/out" || { cat "$dir/out"; fail "--epochs 2 is not 64 steps"; }
+[ -e "$dir/p-positions.json" ] && fail "a positions file was written beside the model"
+grep -q '"positions": \[' "$dir/p.json" || fail "the model file holds no table of positions"
+grep -q "attn explain --model $dir/p.json\$" "$dir/err" || fail "no command to explain it"
+"$attn" explain --model "$dir/p.json" --format none --json "$dir/p-trace.json" \
+    || fail "explain cannot read the previous-token model with its positions"
+grep -q '"id": "positions"' "$dir/p-trace.json" || fail "the walk-through has no positions step"
+
+# --no-scale: the model without scaling, the same run with it beside it, both curves in the SVG
+"$attn" train coreference -o "$dir/ns.json" --no-scale --d-k 32 --steps 40 --svg "$dir/ns.svg" \
+    >"$dir/out" 2>"$dir/err" || { cat "$dir/err"; fail "--no-scale failed"; }
+grep -q "not scaled (the model file)" "$dir/out" || { cat "$dir/out"; fail "--no-scale shows no comparison"; }
+grep -q "scores / √d_k = 5.6569" "$dir/out" || fail "--no-scale shows no scaled curve"
+grep -q "Held-out accuracy: .* without scaling, .* with it" "$dir/out" || fail "--no-scale compares no accuracies"
+grep -q "Made by: attn train coreference .* --no-scale" "$dir/ns.json" || fail "the model file's command lacks --no-scale"
+[ "$(grep -c "<polyline" "$dir/ns.svg")" -eq 2 ] || fail "the --no-scale plot has not two curves"
+"$attn" explain --model "$dir/ns.json" --format none --json "$dir/ns-trace.json" || fail "explain cannot read the --no-scale model"
+
+# the shipped learned examples are what their recorded commands make, byte for byte
+for task in previous-token match; do
+    "$attn" train "$task" -o "$dir/learned-$task.json" >/dev/null 2>&1 || fail "attn train $task failed"
+    cmp -s "$dir/learned-$task.json" "$src/data/examples/learned-$task.json" \
+        || fail "data/examples/learned-$task.json is not what 'attn train $task' makes (regenerate it: docs/training.md)"
+done
+echo ok
