@@ -48,7 +48,7 @@ _attn() {
         check) opts="--tolerance --relative-tolerance --precision --ascii --max-memory --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
         diff) opts="--precision --steps --layout --quiet-text --color --theme --width --ascii --html
-                    --max-memory --force --help"
+                    --format --max-memory --force --help"
               [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
         examples) opts="--names --help" ;;
         *) opts="explain init train worksheet check diff examples --version --help" ;;

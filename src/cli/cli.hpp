@@ -197,8 +197,8 @@ struct ExamplesOptions {
 
 /// The options of `attn diff`: two dumps and how to show the second against the first.
 struct DiffOptions {
-    std::string first;      ///< A.json, the run compared with
-    std::string second;     ///< B.json, the run shown
+    std::string first;       ///< A.json, the run compared with
+    std::string second;      ///< B.json, the run shown
     ExplainOptions display;  ///< only the display options, --html, --max-memory and --force
 };
 

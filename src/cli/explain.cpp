@@ -267,8 +267,8 @@ int run_explain(const ExplainOptions& options, Io& io) {
         Replayed replayed = replay_dump(o.from, max_memory, &watch);
         computed = std::move(replayed.trace);
         if (!o.set.empty()) {  // a what-if of the replayed run
-            computed = with_settings(o.set, computed, replayed.loaded, replayed.record,
-                                     style.layout, {});
+            computed =
+                with_settings(o.set, computed, replayed.loaded, replayed.record, style.layout, {});
             watch.lap("compute the what-if");
         }
     } else {

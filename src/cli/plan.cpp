@@ -25,12 +25,11 @@ void check_sizes_agree(std::string_view option, const std::optional<std::size_t>
     }
 }
 
-// The rows of the sentence's tokens in `table`; a missing token is seeded (--unknown random,
-// recorded in `source`) or an error that lists every missing token with its likeliest
-// spellings. `whose` says where the tokens come from, `first` the index of the first.
+}  // namespace
+
 Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>& tokens,
                      UnknownTokens unknown, std::uint64_t seed, Source& source,
-                     std::string_view whose = "of the sentence", std::size_t first = 0) {
+                     std::string_view whose, std::size_t first) {
     LookUp found = look_up(table, tokens);
     if (found.missing.empty()) {
         return std::move(found.x);
@@ -89,6 +88,8 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
                               : "",
                     one ? "it a seeded vector" : "them seeded vectors"));
 }
+
+namespace {
 
 // A file's description was written for the file's own settings (its sentence, mask and
 // positions, the right rule, exact arithmetic). When this run changes any of them, the
@@ -441,19 +442,6 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
         in.weights_source.layout = weights->layout;
     }
     return out;
-}
-
-std::vector<double> embedding_for(const std::string& token, std::size_t at, const InputSpec& spec,
-                                  const InputFiles& files, const Config& config, Source& source) {
-    const EmbeddingTable* table = files.embeddings ? &*files.embeddings
-                                  : files.model && files.model->embeddings
-                                      ? &*files.model->embeddings
-                                      : nullptr;
-    const Matrix row = table != nullptr ? embeddings_of(*table, {token}, spec.unknown, config.seed,
-                                                        source, "given to --set", at)
-                                        : seeded_embeddings({token}, config.d_model, config.seed,
-                                                            config.arith == Arith::hand);
-    return {row.row(0).begin(), row.row(0).end()};
 }
 
 InputFiles read_input_files(const InputSpec& spec) {

@@ -11,6 +11,23 @@
 #include "cli.hpp"
 #include "stats.hpp"
 
+namespace attn {
+
+std::vector<double> embedding_for(const std::string& token, std::size_t at, const InputSpec& spec,
+                                  const InputFiles& files, const Config& config, Source& source) {
+    const EmbeddingTable* table = files.embeddings ? &*files.embeddings
+                                  : files.model && files.model->embeddings
+                                      ? &*files.model->embeddings
+                                      : nullptr;
+    const Matrix row = table != nullptr ? embeddings_of(*table, {token}, spec.unknown, config.seed,
+                                                        source, "given to --set", at)
+                                        : seeded_embeddings({token}, config.d_model, config.seed,
+                                                            config.arith == Arith::hand);
+    return {row.row(0).begin(), row.row(0).end()};
+}
+
+}  // namespace attn
+
 namespace attn::cli {
 
 Replayed replay_dump(const std::string& path, std::size_t max_memory, Stopwatch* watch) {

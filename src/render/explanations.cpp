@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
 #include "lesson.hpp"
 
@@ -278,10 +279,12 @@ std::string mask_text(const Trace& t, const Step& step) {
     std::string what;
     std::string_view pytorch;
     if (t.mask_source.kind == Source::Kind::set) {
+        const bool kind = t.comparison && t.comparison->mask_before != MaskKind::none;
         what = fmt::format(
-            "The mask of the run as given ({}) with the cells that --set changed: {} i says "
+            "The mask of the run as given{}, with the cells that --set changed: {} i says "
             "which tokens token i may attend to.",
-            mask_name(t), step.transposed ? "column" : "row");
+            kind ? fmt::format(" ({})", to_string(t.comparison->mask_before)) : "",
+            step.transposed ? "column" : "row");
         pytorch =
             "nn.MultiheadAttention's attn_mask uses the opposite, True\u00A0=\u00A0blocked, so "
             "pass it the negation of this matrix";

@@ -273,7 +273,7 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         }
         const bool weights = step.kind == StepKind::attention;
         if (report::compact(trace, step)) {
-            report::heatmap(out, step, style);
+            report::heatmap(out, step, style, before);
         } else {
             matrix_table(out, step, style, before);
         }

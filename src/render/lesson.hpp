@@ -65,8 +65,10 @@ std::optional<SummaryItem> comparison_item(const Trace& trace);
 /// and by how much.
 std::string change_note(const Trace& trace, const Step& step, int precision);
 /// The closing section, paragraph by paragraph: what was changed, which steps moved, the
-/// attention weights that moved most, the output rows that changed and why.
-std::vector<std::string> what_changed(const Trace& trace, int precision);
+/// attention weights that moved most, the output rows that changed and why. Cells are named
+/// as `layout` shows them.
+std::vector<std::string> what_changed(const Trace& trace, int precision,
+                                      Layout layout = Layout::row);
 
 /// The backward pass's steps (target, loss, gradient, update; backward_words.cpp): the
 /// title, the explanation and the notes that quote the numbers.

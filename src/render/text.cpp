@@ -115,7 +115,8 @@ std::string what_changed_title(const Trace& trace) {
 void print_what_changed(Writer& w, const Trace& trace) {
     w.line();
     print_heading(w, what_changed_title(trace));
-    for (const auto& paragraph : lesson::what_changed(trace, w.style().precision)) {
+    for (const auto& paragraph :
+         lesson::what_changed(trace, w.style().precision, w.style().layout)) {
         w.paragraph(paragraph);
     }
 }

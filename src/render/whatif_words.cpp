@@ -1,18 +1,93 @@
 // The words of a what-if (--set) and of attn diff: the summary's line about the changes, the
 // note under each step's matrix, and the closing section that says what changed in the output
 // and why. Every number is read from the Comparison the core made (attn/core/whatif.hpp).
+#include "whatif_words.hpp"
+
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
 #include "lesson.hpp"
 #include "notation.hpp"
 
 namespace attn::lesson {
 namespace {
+
+using whatif::before_name;
+using whatif::changes_paragraph;
+using whatif::clauses;
+using whatif::config_differences;
+using whatif::is_input;
+using whatif::largest;
+using whatif::num;
+using whatif::signed_num;
+using whatif::step_words;
+using whatif::sym;
+using whatif::where;
+
+// "row 'is'", "rows 'This' and 'is'"
+std::string rows_words(std::string_view one, std::string_view many,
+                       const std::vector<std::size_t>& at, std::span<const std::string> labels) {
+    std::vector<std::string> names;
+    names.reserve(at.size());
+    for (const auto i : at) {
+        names.push_back(quoted(labels[i]));
+    }
+    return fmt::format("{} {}", at.size() == 1 ? one : many, join_list(names));
+}
+
+// "embeddings[is,d1] from 0.3000 to 0.5", "tokens[2] from 'book' to 'hat'"
+std::string change_words(const Change& c, const Trace& t, int precision) {
+    const std::string name = cell_name(c, t);
+    if (c.is_token()) {
+        return fmt::format("{} from {} to {}{}", name, quoted(c.token_before),
+                           quoted(c.token_after),
+                           c.token_before == c.token_after ? " (the token it was: no change)" : "");
+    }
+    if (c.step_id == "mask") {
+        return fmt::format("{} from {} to {}{}", name, c.before != 0.0 ? 1 : 0,
+                           c.after != 0.0 ? 1 : 0,
+                           c.before == c.after ? " (the value it had: no change)" : "");
+    }
+    return fmt::format("{} from {} to {}{}", name, num(c.before, precision),
+                       num(c.after, precision),
+                       c.before == c.after ? " (the value it had: no change)" : "");
+}
+
+// The inputs two dumps differ in (attn diff): each token, and each cell of an input step
+// where few differ; a step where more differ in a few words (a seed's every number).
+std::vector<std::string> differences_words(const Trace& t, const Comparison& cmp, int precision) {
+    constexpr std::size_t listed_cells = 3;  // more cells of a step are said as the step
+    std::vector<std::string> items;
+    for (const Change& c : cmp.changes) {
+        if (c.is_token()) {
+            items.push_back(change_words(c, t, precision));
+        }
+    }
+    for (const Step& step : teaching_steps(t)) {
+        std::vector<const Change*> cells;
+        for (const Change& c : cmp.changes) {
+            if (!c.is_token() && c.step_id == step.id) {
+                cells.push_back(&c);
+            }
+        }
+        const StepDelta* d = cmp.delta(step.id);
+        if (cells.size() > listed_cells && d != nullptr) {
+            items.push_back(step_words(*d, step, "differs", precision));
+            continue;
+        }
+        for (const Change* c : cells) {
+            items.push_back(change_words(*c, t, precision));
+        }
+    }
+    return items;
+}
+
+}  // namespace
+
+namespace whatif {
 
 // Numbers in prose: whole numbers without decimals, tiny ones in scientific notation.
 std::string num(double x, int precision) {
@@ -27,17 +102,6 @@ std::string signed_num(double x, int precision) {
 
 std::string sym(const Step& step) {
     return notation::symbol(step.symbol, notation::Style::unicode);
-}
-
-// "row 'is'", "rows 'This' and 'is'"
-std::string rows_words(std::string_view one, std::string_view many,
-                       const std::vector<std::size_t>& at, std::span<const std::string> labels) {
-    std::vector<std::string> names;
-    names.reserve(at.size());
-    for (const auto i : at) {
-        names.push_back(quoted(labels[i]));
-    }
-    return fmt::format("{} {}", at.size() == 1 ? one : many, join_list(names));
 }
 
 // Where a step changed, as shown (a transposed step's rows are the matrix's columns):
@@ -73,6 +137,10 @@ std::string where(const StepDelta& d, const Step& step) {
     if (d.changed == 1) {
         return fmt::format("in the cell [{}, {}]", shown(step.row_labels[some_rows.front()]),
                            shown(step.col_labels[some_cols.front()]));
+    }
+    // the fewer of the two: "in row 'is'" rather than "in columns 'q1' and 'q2'"
+    if (some_cols.size() < n_cols && some_cols.size() < some_rows.size()) {
+        return "in " + col_words(some_cols);
     }
     if (some_rows.size() < n_rows) {
         return "in " + row_words(some_rows);
@@ -117,24 +185,6 @@ bool is_input(const Step& step, const Trace& t) {
     return std::find(ids.begin(), ids.end(), step.id) != ids.end();
 }
 
-// "embeddings[is,d1] from 0.3000 to 0.5", "tokens[2] from 'book' to 'hat'"
-std::string change_words(const Change& c, const Trace& t, int precision) {
-    const std::string name = cell_name(c, t);
-    if (c.is_token()) {
-        return fmt::format("{} from {} to {}{}", name, quoted(c.token_before),
-                           quoted(c.token_after),
-                           c.token_before == c.token_after ? " (the token it was: no change)" : "");
-    }
-    if (c.step_id == "mask") {
-        return fmt::format("{} from {} to {}{}", name, c.before != 0.0 ? 1 : 0,
-                           c.after != 0.0 ? 1 : 0,
-                           c.before == c.after ? " (the value it had: no change)" : "");
-    }
-    return fmt::format("{} from {} to {}{}", name, num(c.before, precision),
-                       num(c.after, precision),
-                       c.before == c.after ? " (the value it had: no change)" : "");
-}
-
 // The configuration two dumps differ in (attn diff): "seed 42 → 7", "mask none → causal".
 std::vector<std::string> config_differences(const Config& a, const Config& b) {
     std::vector<std::string> out;
@@ -153,11 +203,21 @@ std::vector<std::string> config_differences(const Config& a, const Config& b) {
     return out;
 }
 
+// "Q changed in row 'is' (2 of 9 cells, by up to +0.9450 at [is, q2])": how a step differs.
+std::string step_words(const StepDelta& d, const Step& step, std::string_view verb, int precision) {
+    return fmt::format("{} {} {} ({} of {} cells{})", sym(step), verb, where(d, step), d.changed,
+                       d.cells, largest(d, step, precision));
+}
+
 // The first paragraph: what was changed.
 std::string changes_paragraph(const Trace& t, const Comparison& cmp, int precision) {
     std::vector<std::string> items;
-    for (const Change& c : cmp.changes) {
-        items.push_back(change_words(c, t, precision));
+    if (cmp.before_name.empty()) {
+        for (const Change& c : cmp.changes) {
+            items.push_back(change_words(c, t, precision));
+        }
+    } else {
+        items = differences_words(t, cmp, precision);
     }
     if (cmp.before_name.empty()) {
         std::string out = fmt::format(
@@ -176,15 +236,16 @@ std::string changes_paragraph(const Trace& t, const Comparison& cmp, int precisi
         out += fmt::format(" their settings differ ({});", listed(config, ", "));
     }
     if (!items.empty()) {
-        out += fmt::format(" {} {} of their inputs differ: {}.", items.size(),
-                           items.size() == 1 ? "cell" : "cells", join_list(items));
+        const std::size_t n = cmp.changes.size();
+        out += fmt::format(" {} {} of their inputs {}: {}.", n, n == 1 ? "cell" : "cells",
+                           n == 1 ? "differs" : "differ", clauses(items));
     } else {
         out += " their input numbers are the same.";
     }
     return out + " B is shown, and the cells that differ from A are marked *.";
 }
 
-}  // namespace
+}  // namespace whatif
 
 std::optional<SummaryItem> comparison_item(const Trace& t) {
     if (!t.comparison) {
@@ -243,168 +304,20 @@ std::string change_note(const Trace& t, const Step& step, int precision) {
             }
         }
     }
-    std::string out = fmt::format("Marked *: {} of its {} cells differ from {}, {}{}.", d->changed,
-                                  d->cells, from, where(*d, step), largest(*d, step, precision));
+    std::string out =
+        d->changed == d->cells
+            ? fmt::format(
+                  "Marked *: {} differ from {}{}.",
+                  d->cells == 1 ? "its one cell" : fmt::format("all {} of its cells", d->cells),
+                  from, largest(*d, step, precision))
+            : fmt::format("Marked *: {} of its {} cells {} from {}, {}{}.", d->changed, d->cells,
+                          d->changed == 1 ? "differs" : "differ", from, where(*d, step),
+                          largest(*d, step, precision));
     if (look_alike > 0) {
         out += fmt::format(
             " {} of them changed by less than the {} decimals shown, so {} as before.", look_alike,
             precision, look_alike == 1 ? "it prints the same" : "they print the same");
     }
-    return out;
-}
-
-std::vector<std::string> what_changed(const Trace& t, int precision) {
-    const Comparison& cmp = *t.comparison;
-    std::vector<std::string> out;
-    out.push_back(changes_paragraph(t, cmp, precision));
-
-    // the computed steps, in order: which changed, where and by how much
-    std::vector<std::string> moved;
-    std::vector<std::string> same;
-    for (const Step& step : teaching_steps(t)) {
-        const StepDelta* d = cmp.delta(step.id);
-        if (d == nullptr || step.kind == StepKind::tokens || is_input(step, t)) {
-            continue;
-        }
-        if (d->changed == 0) {
-            same.push_back(sym(step));
-        } else {
-            moved.push_back(fmt::format("{} changed {} ({} of {} cells{})", sym(step),
-                                        where(*d, step), d->changed, d->cells,
-                                        largest(*d, step, precision)));
-        }
-    }
-    if (!moved.empty() || !same.empty()) {
-        std::string path = moved.empty() ? "No step computed from the inputs changed"
-                                         : "Step by step: " + clauses(moved);
-        if (!same.empty()) {
-            path += fmt::format("{}{} did not change", moved.empty() ? ": " : ". ", listed(same));
-        }
-        out.push_back(path + ".");
-    }
-
-    // the attention weights
-    std::size_t n_weights = 0;
-    for (const Head& h : t.heads) {
-        n_weights += h.attention.size();
-    }
-    const bool heads = t.heads.size() > 1;
-    const auto cell = [&](std::size_t head, std::size_t i, std::size_t j) {
-        return fmt::format("{}{} → {}", heads ? fmt::format("head {}: ", head + 1) : "",
-                           quoted(t.tokens[i]), quoted(t.tokens[j]));
-    };
-    if (cmp.weights_changed == 0) {
-        out.emplace_back(
-            "No attention weight changed, so every token shares its attention as "
-            "before.");
-    } else {
-        std::vector<std::string> most;
-        for (const WeightMove& m : cmp.moved) {
-            most.push_back(fmt::format("{} from {} to {} ({})", cell(m.head, m.row, m.col),
-                                       num(m.before, precision), num(m.after, precision),
-                                       signed_num(m.after - m.before, precision)));
-        }
-        std::string text =
-            cmp.weights_changed == 1
-                ? fmt::format("One attention weight of the {} changed: {}.", n_weights,
-                              most.front())
-                : fmt::format("{} attention weights changed; the {} that moved most: {}.",
-                              cmp.weights_changed == n_weights
-                                  ? fmt::format("All {}", n_weights)
-                                  : fmt::format("{} of the {}", cmp.weights_changed, n_weights),
-                              most.size(), clauses(most));
-        if (cmp.focus.empty()) {
-            text += " Every token still attends most to the same token as before.";
-        } else {
-            std::vector<std::string> now;
-            for (const FocusChange& f : cmp.focus) {
-                const std::string in_head = !heads        ? std::string()
-                                            : now.empty() ? fmt::format("In head {}, ", f.head + 1)
-                                                          : fmt::format("in head {}, ", f.head + 1);
-                now.push_back(
-                    fmt::format("{}{} now attends most to {} ({}), no longer to {} ({} "
-                                "before)",
-                                in_head, quoted(t.tokens[f.row]), quoted(t.tokens[f.key_after]),
-                                num(f.weight_after, precision), quoted(t.tokens[f.key_before]),
-                                num(f.weight_before, precision)));
-            }
-            text += " " + join_list(now) + ".";
-        }
-        out.push_back(text);
-    }
-
-    // the output, row by row, and why each row moved
-    const std::string o = t.projected ? "O" : "Z";
-    if (cmp.output_rows.empty()) {
-        out.push_back(fmt::format("The output {} did not change: no row of it differs from {}.", o,
-                                  before_name(cmp)));
-        return out;
-    }
-    std::vector<std::string> rows;
-    for (const OutputRowChange& r : cmp.output_rows) {
-        rows.push_back(
-            fmt::format("{} by {}", quoted(t.tokens[r.row]), num(r.distance, precision)));
-    }
-    const OutputRowChange& top = cmp.output_rows.front();
-    const Step* out_step = find_step(t, "output");
-    out.push_back(fmt::format(
-        "The output {} changed in {} rows: {} (the length of the change of each row "
-        "vector). The largest change of one number is {}[{}, {}], from {} to {}.",
-        o,
-        cmp.output_rows.size() == cmp.output_rows_total
-            ? fmt::format("all {} of its", cmp.output_rows_total)
-            : fmt::format("{} of its {}", cmp.output_rows.size(), cmp.output_rows_total),
-        join_list(rows), o, shown(t.tokens[top.row]), shown(out_step->col_labels[top.col]),
-        num(cmp.before.output(top.row, top.col), precision),
-        num(t.output(top.row, top.col), precision)));
-    const StepDelta* w_o = cmp.delta("W_O");
-    std::vector<std::string> why;
-    for (std::size_t k = 0; k < std::min<std::size_t>(cmp.output_rows.size(), 3); ++k) {
-        const OutputRowChange& r = cmp.output_rows[k];
-        std::vector<std::string> reasons;  // what moved it
-        std::vector<std::string> still;    // what did not
-        if (r.weights_moved > 0.0) {
-            reasons.push_back(
-                fmt::format("its weights moved by up to {}{}", num(r.weights_moved, precision),
-                            heads ? fmt::format(" (in head {})", r.weights_head + 1) : ""));
-        } else {
-            still.emplace_back("its weights did not move");
-        }
-        if (!r.values_changed.empty()) {
-            std::vector<std::string> parts;
-            for (const auto& [j, weight] : r.values_changed) {
-                parts.push_back(fmt::format("{} (weight {}{})", quoted(t.tokens[j]),
-                                            num(weight, precision), heads ? " at most" : ""));
-            }
-            reasons.push_back(fmt::format("V changed in {} it mixes: {}",
-                                          r.values_changed.size() == 1 ? "a row" : "rows",
-                                          join_list(parts)));
-        } else {
-            still.emplace_back("no row of V it gives weight to changed");
-        }
-        for (const auto* projection : {w_o, cmp.delta("b_O")}) {
-            if (projection != nullptr && projection->changed > 0) {
-                reasons.push_back(projection->id + " changed");
-            }
-        }
-        std::string text =
-            fmt::format("Row {}: {}", quoted(t.tokens[r.row]), listed(reasons, ", and "));
-        if (!still.empty()) {
-            text += (reasons.empty() ? "" : "; ") + listed(still, ", and ");
-        }
-        why.push_back(text + ".");
-    }
-    std::string because =
-        t.projected ? "Why: each row of O = Z·W_O mixes the heads' outputs, each A_h·V_h, that "
-                      "token's weights times the rows of V; so it moves when its weights move, "
-                      "when a row of V it gives weight to moves, or when W_O does."
-                    : "Why: each row of Z = A·V is that token's weights times the rows of V, so "
-                      "it moves when its weights move or when a row of V it gives weight to "
-                      "moves.";
-    for (const auto& w : why) {
-        because += " " + w;
-    }
-    out.push_back(because);
     return out;
 }
 

@@ -102,7 +102,9 @@ struct WeightMove {
 };
 
 /// A query whose most attended key changed (ties to the earlier key, as the walk-through says).
+/// A query that may attend to no key (every key masked: a row of zero weights) has no_key.
 struct FocusChange {
+    static constexpr std::size_t no_key = static_cast<std::size_t>(-1);
     std::size_t head = 0;
     std::size_t row = 0;
     std::size_t key_before = 0;
@@ -125,6 +127,14 @@ struct OutputRowChange {
     std::vector<std::pair<std::size_t, double>> values_changed;
 };
 
+/// One step of the way a difference travelled: a computed step that changed, and the steps
+/// it is computed from that changed too (or that the run before has not). `from` is empty
+/// when none did: then the settings of the two runs differ (attn diff: --no-scale, ...).
+struct Hop {
+    std::string id;
+    std::vector<std::string> from;
+};
+
 /// Two runs of the same shape compared: the one before (the run as given, or attn diff's
 /// first dump) and the one this comparison belongs to.
 struct Comparison {
@@ -141,6 +151,8 @@ struct Comparison {
     std::vector<FocusChange> focus;   ///< queries that attend most to another key now
     std::vector<OutputRowChange> output_rows;  ///< rows of the output that changed, most first
     std::size_t output_rows_total = 0;
+    /// How the differences travelled, in teaching order: Q from X, S from Q and K, ...
+    std::vector<Hop> path;
 
     /// The delta of step `id`, or nullptr when the step is not in both runs.
     [[nodiscard]] const StepDelta* delta(std::string_view id) const;
@@ -154,8 +166,8 @@ std::vector<std::string> incomparable(const Trace& before, const Trace& after);
 /// Compares `after` with `before` (which must be comparable: incomparable() is empty),
 /// recording `changes`. The result holds a copy of `before`.
 std::shared_ptr<Comparison> compare(const Trace& before, const Trace& after,
-                                          std::vector<Change> changes,
-                                          MaskKind mask_before = MaskKind::none);
+                                    std::vector<Change> changes,
+                                    MaskKind mask_before = MaskKind::none);
 
 /// The inputs that differ between two comparable runs, as changes (attn diff): tokens, then
 /// the cells of the input steps both have, in teaching order.
