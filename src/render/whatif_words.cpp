@@ -240,7 +240,7 @@ std::string changes_paragraph(const Trace& t, const Comparison& cmp, int precisi
         out += fmt::format(" {} {} of their inputs {}: {}.", n, n == 1 ? "cell" : "cells",
                            n == 1 ? "differs" : "differ", clauses(items));
     } else {
-        out += " their input numbers are the same.";
+        out += " the inputs both have hold the same numbers.";
     }
     return out + " B is shown, and the cells that differ from A are marked *.";
 }
