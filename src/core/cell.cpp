@@ -13,14 +13,6 @@
 namespace attn {
 namespace {
 
-std::string trim(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    return std::string(s.substr(first, s.find_last_not_of(" \t") - first + 1));
-}
-
 // "a, b, c", each item shown safely
 std::string shown_list(std::span<const std::string> items) {
     std::string out;
@@ -37,6 +29,14 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
 }
 
 }  // namespace
+
+std::string trim_blanks(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos) {
+        return {};
+    }
+    return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
+}
 
 // An index ("2") or a label ("book", "q1") of a row or column.
 std::size_t parse_index(const std::string& part, std::span<const std::string> labels,
@@ -96,7 +96,7 @@ std::size_t parse_index(const std::string& part, std::span<const std::string> la
 
 CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout,
                    const CellNames& allowed) {
-    const std::string cell = trim(raw);
+    const std::string cell = trim_blanks(raw);
     const std::string_view text = cell;
     const auto& steps = steps_in(trace, layout);
     const auto cell_error = [&allowed](const std::string& message) {
@@ -137,12 +137,12 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout,
         throw cell_error(
             fmt::format("{} '{}' is not a cell name, {}", subject, shown(cell), valid));
     }
-    std::string name = trim(text.substr(0, open));
+    std::string name = trim_blanks(text.substr(0, open));
     for (const auto& [alias, id] : allowed.aliases) {
         name = name == alias ? id : name;
     }
-    const std::string row = trim(text.substr(open + 1, comma - open - 1));
-    const std::string col = trim(text.substr(comma + 1, text.size() - comma - 2));
+    const std::string row = trim_blanks(text.substr(open + 1, comma - open - 1));
+    const std::string col = trim_blanks(text.substr(comma + 1, text.size() - comma - 2));
     const auto step =
         std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return s.id == name; });
     if (step == steps.end() || !may_name(*step)) {

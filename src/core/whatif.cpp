@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <ranges>
 
 #include <fmt/format.h>
 
@@ -13,14 +14,6 @@
 
 namespace attn {
 namespace {
-
-std::string trim(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    return std::string(s.substr(first, s.find_last_not_of(" \t") - first + 1));
-}
 
 Error set_error(const std::string& text) {
     return {ErrorKind::usage, Field::set, text};
@@ -137,7 +130,7 @@ std::vector<std::string> settable_ids(const Trace& t) {
 }
 
 Setting parse_setting(std::string_view raw, const Trace& t, Layout layout) {
-    const std::string text = trim(raw);
+    const std::string text = trim_blanks(raw);
     const auto close = text.find(']');
     const auto eq = text.find('=', close == std::string::npos ? 0 : close);
     const std::vector<std::string> ids = settable_ids(t);
@@ -159,10 +152,10 @@ Setting parse_setting(std::string_view raw, const Trace& t, Layout layout) {
     if (eq == std::string::npos) {
         throw set_error(fmt::format("{} '{}' has no value, {}", subject, shown(text), expected));
     }
-    const std::string cell = trim(std::string_view(text).substr(0, eq));
-    const std::string value = trim(std::string_view(text).substr(eq + 1));
+    const std::string cell = trim_blanks(std::string_view(text).substr(0, eq));
+    const std::string value = trim_blanks(std::string_view(text).substr(eq + 1));
     const auto open = cell.find('[');
-    std::string name = trim(std::string_view(cell).substr(0, open));
+    std::string name = trim_blanks(std::string_view(cell).substr(0, open));
     if (name == "X") {  // the symbol of the embeddings
         name = "embeddings";
     }
@@ -183,7 +176,7 @@ Setting parse_setting(std::string_view raw, const Trace& t, Layout layout) {
                             subject, shown(text), t.tokens.size() - 1));
         }
         const std::string part =
-            trim(std::string_view(cell).substr(open + 1, cell.size() - open - 2));
+            trim_blanks(std::string_view(cell).substr(open + 1, cell.size() - open - 2));
         const std::size_t i = parse_index(part, t.tokens, "token", cell, Field::set);
         if (i + t.config.n_pad >= t.tokens.size()) {
             throw set_error(fmt::format(
@@ -331,8 +324,7 @@ Loaded without_changes(const Loaded& after, const std::vector<Change>& changes,
     Loaded out = after;
     Input& in = out.input;
     bool mask_changed = false;
-    for (auto it = changes.rbegin(); it != changes.rend(); ++it) {
-        const Change& change = *it;
+    for (const Change& change : std::views::reverse(changes)) {
         if (change.is_token()) {
             continue;
         }
@@ -343,11 +335,11 @@ Loaded without_changes(const Loaded& after, const std::vector<Change>& changes,
         }
         (*target(in, change.step_id))(change.row, change.col) = change.before;
     }
-    for (auto it = changes.rbegin(); it != changes.rend(); ++it) {
-        if (it->is_token()) {
-            in.tokens[it->row] = it->token_before;
-            std::copy(it->embedding_before.begin(), it->embedding_before.end(),
-                      in.x.row(it->row).begin());
+    for (const Change& change : std::views::reverse(changes)) {
+        if (change.is_token()) {
+            in.tokens[change.row] = change.token_before;
+            std::copy(change.embedding_before.begin(), change.embedding_before.end(),
+                      in.x.row(change.row).begin());
         }
     }
     if (mask_changed) {

@@ -12,20 +12,8 @@
 #include "lesson.hpp"
 #include "notation.hpp"
 
-namespace attn::lesson {
+namespace attn::lesson::whatif {
 namespace {
-
-using whatif::before_name;
-using whatif::changes_paragraph;
-using whatif::clauses;
-using whatif::config_differences;
-using whatif::is_input;
-using whatif::largest;
-using whatif::num;
-using whatif::signed_num;
-using whatif::step_words;
-using whatif::sym;
-using whatif::where;
 
 // "row 'is'", "rows 'This' and 'is'"
 std::string rows_words(std::string_view one, std::string_view many,
@@ -86,8 +74,6 @@ std::vector<std::string> differences_words(const Trace& t, const Comparison& cmp
 }
 
 }  // namespace
-
-namespace whatif {
 
 // Numbers in prose: whole numbers without decimals, tiny ones in scientific notation.
 std::string num(double x, int precision) {
@@ -245,7 +231,9 @@ std::string changes_paragraph(const Trace& t, const Comparison& cmp, int precisi
     return out + " B is shown, and the cells that differ from A are marked *.";
 }
 
-}  // namespace whatif
+}  // namespace attn::lesson::whatif
+
+namespace attn::lesson {
 
 std::optional<SummaryItem> comparison_item(const Trace& t) {
     if (!t.comparison) {
@@ -254,7 +242,7 @@ std::optional<SummaryItem> comparison_item(const Trace& t) {
     const Comparison& cmp = *t.comparison;
     std::vector<std::string> names;
     for (const Change& c : cmp.changes) {
-        names.push_back(change_words(c, t, 4));
+        names.push_back(whatif::change_words(c, t, 4));
     }
     if (cmp.before_name.empty()) {
         return SummaryItem{"what if", fmt::format("{} (--set)", join_list(names)), {}};
@@ -268,7 +256,7 @@ std::optional<SummaryItem> comparison_item(const Trace& t) {
 
 std::string change_note(const Trace& t, const Step& step, int precision) {
     const Comparison& cmp = *t.comparison;
-    const std::string from = before_name(cmp);
+    const std::string from = whatif::before_name(cmp);
     if (std::find(cmp.only_after.begin(), cmp.only_after.end(), step.id) != cmp.only_after.end()) {
         return fmt::format("{} has no such step, so nothing here is marked.", from);
     }
@@ -299,8 +287,10 @@ std::string change_note(const Trace& t, const Step& step, int precision) {
             for (std::size_t c = 0; c < step.shape.cols; ++c) {
                 const double a = step.value(r, c);
                 const double b = before->value(r, c);
-                look_alike += a != b && format_number(a, precision, true) ==
-                                            format_number(b, precision, true);
+                if (a != b &&
+                    format_number(a, precision, true) == format_number(b, precision, true)) {
+                    ++look_alike;
+                }
             }
         }
     }
@@ -309,10 +299,10 @@ std::string change_note(const Trace& t, const Step& step, int precision) {
             ? fmt::format(
                   "Marked *: {} differ from {}{}.",
                   d->cells == 1 ? "its one cell" : fmt::format("all {} of its cells", d->cells),
-                  from, largest(*d, step, precision))
+                  from, whatif::largest(*d, step, precision))
             : fmt::format("Marked *: {} of its {} cells {} from {}, {}{}.", d->changed, d->cells,
-                          d->changed == 1 ? "differs" : "differ", from, where(*d, step),
-                          largest(*d, step, precision));
+                          d->changed == 1 ? "differs" : "differ", from, whatif::where(*d, step),
+                          whatif::largest(*d, step, precision));
     if (look_alike > 0) {
         out += fmt::format(
             " {} of them changed by less than the {} decimals shown, so {} as before.", look_alike,

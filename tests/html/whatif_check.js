@@ -9,7 +9,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { chromium } = require(path.join(__dirname, '..', 'oracles', 'node_modules', 'playwright-core'));
+const { openPage, fixed } = require('./page.js');
 
 const [attn, executablePath] = process.argv.slice(2);
 const failures = [];
@@ -18,7 +18,6 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-whatif-'));
 const run = (args) => execFileSync(attn, args, { stdio: ['ignore', 'ignore', 'inherit'] });
 const file = (name) => path.join(dir, name);
 const steps = (name) => JSON.parse(fs.readFileSync(file(name), 'utf8')).steps;
-const fixed = (v) => { const s = v.toFixed(4); return /^-0(\.0*)?$/.test(s) ? s.substring(1) : s; };
 
 // Each matrix step's cells that differ between two dumps, by step id: "r,c" → value before.
 function differences(before, after) {
@@ -52,12 +51,8 @@ run(['explain', long, '--set', 'X[w3,d1]=3', '--json', file('long-b.json'),
 const longExpected = differences(steps('long-a.json'), steps('long-b.json'));
 
 (async () => {
-  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const { browser, page, problems } = await openPage(executablePath);
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems = [];
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-    page.on('pageerror', (e) => problems.push(String(e)));
     const open = async (name) => {
       await page.goto('file://' + file(name));
       await page.waitForSelector('html[data-ready="ok"]', { timeout: 60000 });

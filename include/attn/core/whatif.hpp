@@ -58,7 +58,7 @@ std::vector<std::string> settable_ids(const Trace& trace);
 ///
 ///     parse_setting("W_Q[d0,q1]=0.5", trace)   // W_Q (0, 1): before its value, after 0.5
 ///     parse_setting("tokens[2]=hat", trace)    // the token 'book' becomes 'hat'
-Setting parse_setting(std::string_view text, const Trace& trace, Layout layout = Layout::row);
+Setting parse_setting(std::string_view raw, const Trace& t, Layout layout = Layout::row);
 
 /// The changes of several settings in order, one per cell: a cell set twice keeps its first
 /// value before and its last after. A setting that changes nothing is kept (said so).
