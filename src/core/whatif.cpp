@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <ranges>
 
 #include <fmt/format.h>
 
@@ -259,9 +258,13 @@ Setting parse_setting(std::string_view raw, const Trace& t, Layout layout) {
         // a head's slice is its block of columns of the whole matrix
         const Head& head = head_of(t, *step);
         c += step->op == StepOp::head_w_v ? head.v_begin : head.k_begin;
-        change.step_id = step->op == StepOp::head_w_q   ? "W_Q"
-                         : step->op == StepOp::head_w_k ? "W_K"
-                                                        : "W_V";
+        if (step->op == StepOp::head_w_q) {
+            change.step_id = "W_Q";
+        } else if (step->op == StepOp::head_w_k) {
+            change.step_id = "W_K";
+        } else {
+            change.step_id = "W_V";
+        }
     }
     change.col = c;
     return out;
@@ -324,7 +327,8 @@ Loaded without_changes(const Loaded& after, const std::vector<Change>& changes,
     Loaded out = after;
     Input& in = out.input;
     bool mask_changed = false;
-    for (const Change& change : std::views::reverse(changes)) {
+    for (std::size_t i = changes.size(); i-- > 0;) {  // the last change first
+        const Change& change = changes[i];
         if (change.is_token()) {
             continue;
         }
@@ -335,7 +339,8 @@ Loaded without_changes(const Loaded& after, const std::vector<Change>& changes,
         }
         (*target(in, change.step_id))(change.row, change.col) = change.before;
     }
-    for (const Change& change : std::views::reverse(changes)) {
+    for (std::size_t i = changes.size(); i-- > 0;) {
+        const Change& change = changes[i];
         if (change.is_token()) {
             in.tokens[change.row] = change.token_before;
             std::copy(change.embedding_before.begin(), change.embedding_before.end(),

@@ -19,12 +19,10 @@ using whatif::changes_paragraph;
 using whatif::clauses;
 using whatif::config_differences;
 using whatif::is_input;
-using whatif::largest;
 using whatif::num;
 using whatif::signed_num;
 using whatif::step_words;
 using whatif::sym;
-using whatif::where;
 
 // "X → Q, K and V; Q and K → S → S′ → A; A and V → Z": each hop of Comparison::path, the
 // steps computed from the same changed steps together, a chain of one step each in a row.
