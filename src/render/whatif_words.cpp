@@ -247,10 +247,13 @@ std::optional<SummaryItem> comparison_item(const Trace& t) {
     if (cmp.before_name.empty()) {
         return SummaryItem{"what if", fmt::format("{} (--set)", join_list(names)), {}};
     }
+    const auto config = whatif::config_differences(cmp.before.config, t.config);
     return SummaryItem{
         "compared",
-        fmt::format("{} (B, shown) with {} (A): {} input {}", cmp.after_name, cmp.before_name,
-                    cmp.changes.size(), cmp.changes.size() == 1 ? "cell differs" : "cells differ"),
+        fmt::format(
+            "{} (B, shown) with {} (A): {}{} input {}", cmp.after_name, cmp.before_name,
+            config.empty() ? "" : fmt::format("settings differ ({}); ", listed(config, ", ")),
+            cmp.changes.size(), cmp.changes.size() == 1 ? "cell differs" : "cells differ"),
         {}};
 }
 
