@@ -50,7 +50,7 @@ def run_once(cmd):
         time.sleep(0.001)
     elapsed = time.perf_counter() - start
     if os.waitstatus_to_exitcode(code) != 0:
-        sys.exit(f"bench/gpt2.py: attn failed: {child.stderr.read().decode()}")
+        sys.exit(f"{os.path.basename(sys.argv[0])}: attn failed: {child.stderr.read().decode()}")
     return {"wall": elapsed, "cpu": usage.ru_utime + usage.ru_stime, "user": usage.ru_utime,
             "sys": usage.ru_stime, "faults": usage.ru_minflt + usage.ru_majflt,
             "maxrss": usage.ru_maxrss * 1024, "anon": anon}

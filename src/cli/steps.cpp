@@ -19,10 +19,13 @@ std::vector<std::string> select_steps(const std::string& spec, const std::vector
         n_heads = std::max(n_heads, s.head);
     }
     if (n_heads > 1) {
-        valid += fmt::format(
-            " (likewise head2.* to head{}.*, or head1 to head{} for all of a "
-            "head's steps)",
-            n_heads, n_heads);
+        valid += n_heads == 2 ? std::string(
+                                    " (likewise head2.*, or head1 and head2 for all of a "
+                                    "head's steps)")
+                              : fmt::format(
+                                    " (likewise head2.* to head{}.*, or head1 to head{} "
+                                    "for all of a head's steps)",
+                                    n_heads, n_heads);
     }
     std::vector<std::string> selected;
     std::size_t pos = 0;

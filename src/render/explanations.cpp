@@ -233,7 +233,7 @@ std::string w_o_text(const Trace& t) {
                   " Here the heads together are already d_model = {} wide ({} × {}), so W_O is "
                   "what mixes them, not what sets the width.",
                   c.d_model, c.n_heads, c.d_v)
-            : fmt::format(" It also {} the width from heads × d_v = {} to d_model = {}.",
+            : fmt::format(" It also {} each row from heads × d_v = {} to d_model = {} numbers.",
                           width > c.d_model ? "narrows" : "widens", width, c.d_model);
     return "A matrix that mixes the heads: each output dimension is a weighted sum over every "
            "head's columns, so what one head found can reach every dimension." +

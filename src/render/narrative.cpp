@@ -329,7 +329,7 @@ Notes notes(const Trace& t, const Step& step, int shown_precision) {
             }
             break;
         case StepOp::scores:
-            if (t.qkv_given) {
+            if (t.qkv_given && head.scores.size() > 1) {  // one score has no spread
                 n.after.push_back(
                     fmt::format("The scores have variance {}.",
                                 format_number(head.variance_scores, precision, true)));

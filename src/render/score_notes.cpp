@@ -148,6 +148,13 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
             "out makes no difference in this run.");
         return;
     }
+    if (!rule.scales() && head.scores.size() < 2) {
+        n.before.push_back(fmt::format(
+            "Here d_k = {}: scaling would divide by √d_k = {}. (With a single score there is no "
+            "spread to measure.)",
+            t.config.d_k, num(sqrt_d_k)));
+        return;
+    }
     if (!rule.scales()) {
         // what the right scaling would have given, in this run's own arithmetic
         const double r = rule.right(t.config.d_k).divisor();
@@ -184,11 +191,16 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
                              t.gpt2->config.n_embd, t.gpt2->config.n_head)
                : std::to_string(rule.scale_width);
     if (head.scores.size() < 2) {
-        n.before.push_back(fmt::format(
-            "Here {} = {}, so √{} = {}. (With a single score there is no spread to measure; try "
-            "{} to see the variance shrink.)",
-            width, value, width, num(rule.sqrt_width()),
-            t.qkv_given ? "Q, K and V of more tokens" : "a longer sentence"));
+        // with a width of 1 the division changes nothing, however many scores there are
+        n.before.push_back(
+            rule.scale_width == 1
+                ? fmt::format("Here {} = {}, so √{} = 1: the division changes nothing. (With a "
+                              "single score there is no spread to measure either.)",
+                              width, value, width)
+                : fmt::format("Here {} = {}, so √{} = {}. (With a single score there is no "
+                              "spread to measure; try {} to see the variance shrink.)",
+                              width, value, width, num(rule.sqrt_width()),
+                              t.qkv_given ? "Q, K and V of more tokens" : "a longer sentence"));
         return;
     }
     const bool near_one = close_to(head.variance_scaled, Variance{1.0, 0});
@@ -208,7 +220,8 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
         rule.scale_by == ScaleBy::d_model && t.config.d_model == t.config.d_k
             ? fmt::format("{}: the same as dividing by √d_k, because here d_model = d_k.", verdict)
         : rule.scale_by == ScaleBy::d_model
-            ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give {}: the "
+            ? fmt::format("{}. Dividing by √d_k = {} instead, as the rule says, would give a "
+                          "variance of {}: the "
                           "scores here are {} times {} than they should be.",
                           verdict, num(sqrt_d_k), var(head.variance_right_scaled),
                           num(t.config.d_model > t.config.d_k ? rule.sqrt_width() / sqrt_d_k

@@ -316,10 +316,11 @@ void unscaled_peaks(const Trace& t, const Head& head, Notes& n) {
         n.after.push_back(
             has_weights
                 ? fmt::format("  {}: largest weight {} (entropy {}); with scaling {} (entropy {})",
-                              quoted(t.tokens[i]), format_number(head.max_weight[i], 2, true),
-                              format_number(head.entropy[i], 2, true),
-                              format_number(head.scaled_max_weight[i], 2, true),
-                              format_number(head.scaled_entropy[i], 2, true))
+                              quoted(t.tokens[i]),
+                              format_number(head.max_weight[i], prose_digits, true),
+                              format_number(head.entropy[i], prose_digits, true),
+                              format_number(head.scaled_max_weight[i], prose_digits, true),
+                              format_number(head.scaled_entropy[i], prose_digits, true))
                 : fmt::format("  {}: no weights (the mask blocks every key)", quoted(t.tokens[i])));
     }
     if (head.max_weight.size() > shown) {
@@ -336,10 +337,11 @@ void unscaled_peaks(const Trace& t, const Head& head, Notes& n) {
                                  : fmt::format(" (over the {} queries that have weights)", rows);
     n.after.push_back(fmt::format(
         "On average{} the largest weight is {} without scaling and {} with it{}", over,
-        format_number(mean, 2, true), format_number(mean_scaled, 2, true),
+        format_number(mean, prose_digits, true), format_number(mean_scaled, prose_digits, true),
         // a gap too small for two decimals is said as such, not as "more peaked"
-        mean > mean_scaled && format_number(mean, 2, true) == format_number(mean_scaled, 2, true)
-            ? fmt::format(": the same to two decimals (without scaling larger by only {:.1e}){}",
+        mean > mean_scaled && format_number(mean, prose_digits, true) ==
+                                  format_number(mean_scaled, prose_digits, true)
+            ? fmt::format(": the same to four decimals (without scaling larger by only {:.1e}){}",
                           mean - mean_scaled,
                           mean_scaled >= 0.995
                               ? ", because the weights are saturated either way: on average "

@@ -2,7 +2,9 @@
 // Every "a op b = c" is written from the numbers it shows: the same values and the same rule
 // (WeightsRule) that computed the cell.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include <fmt/format.h>
@@ -83,12 +85,12 @@ std::string Why::render() {
                       : fmt::format("{}{}[{}, {}] is row '{}' of {} times column {} of W_{}{}: "
                                     "the sum of their products, one per embedding dimension.",
                                     base, sub, row, col, row, x_name, col, base, sub));
-        std::vector<std::string> terms;
+        std::vector<Term> terms;
         add_products(
             terms, w.rows(), [&](std::size_t k) { return t_.x_in(i, k); },
             [&](std::size_t k) { return w(k, j); });
         if (!bias.empty()) {
-            terms.push_back(num(bias(0, begin + j)) + " (the bias b_" + std::string(base) + ")");
+            terms.push_back(number(bias(0, begin + j), "(the bias b_" + std::string(base) + ")"));
         }
         sum(terms, value);
     } else if (base == "scores") {
@@ -117,10 +119,10 @@ std::string Why::render() {
         line(fmt::format(
             "{} is the weighted sum of {} {} of V{}, with {} as the weights:", cell("Z", sub),
             columns_ ? "row" : "column", head.v_labels[j], sub, vector_of(row, "A" + sub)));
-        std::vector<std::string> terms;
+        std::vector<Term> terms;
         for (std::size_t k = 0; k < head.attention.cols(); ++k) {
-            terms.push_back(product(head.attention(i, k), head.v(k, j)) + " [" + token_label(k) +
-                            "]");
+            terms.push_back(
+                product(head.attention(i, k), head.v(k, j), "[" + token_label(k) + "]"));
         }
         sum(terms, value);
     } else if (base == "concat") {
@@ -133,12 +135,12 @@ std::string Why::render() {
             fmt::format("O[{}, {}] is row '{}' of Z (every head's output) times column {} "
                         "of W_O:",
                         row, col, row, col));
-        std::vector<std::string> terms;
+        std::vector<Term> terms;
         add_products(
             terms, t_.concat.cols(), [&](std::size_t k) { return t_.concat(i, k); },
             [&](std::size_t k) { return t_.w_o(k, j); });
         if (!t_.b_o.empty()) {
-            terms.push_back(num(t_.b_o(0, j)) + " (the bias b_O)");
+            terms.push_back(number(t_.b_o(0, j), "(the bias b_O)"));
         }
         sum(terms, value);
     } else if (is_backward(step.op)) {
@@ -146,8 +148,10 @@ std::string Why::render() {
     } else if (base == "with_positions") {
         // the cell as shown: [d0, This] in the column layout
         const std::string at = fmt::format("[{}, {}]", shown_row_, shown_col_);
-        line(fmt::format("X′{0} = X{0} + P{0} = {1} + {2} = {3}.", at, num(t_.x(i, j)),
-                         num(t_.positions(i, j)), num(value)));
+        const int d = operand_decimals({t_.x(i, j), t_.positions(i, j)}, value, digits(),
+                                       [](const std::vector<double>& v) { return v[0] + v[1]; });
+        line(fmt::format("X′{0} = X{0} + P{0} = {1} + {2} = {3}.", at, num_at(t_.x(i, j), d),
+                         paren_at(t_.positions(i, j), d), num(value)));
     } else if (base == "mask") {
         line(value == 1.0
                  ? fmt::format("'{}' may attend to '{}'.", row, col)
@@ -175,7 +179,7 @@ std::string Why::render() {
 void Why::scores(const Head& head, std::size_t i, std::size_t j, const std::string& sub) {
     const std::string a = token_label(i);
     const std::string b = token_label(j);
-    std::vector<std::string> terms;
+    std::vector<Term> terms;
     for (std::size_t k = 0; k < head.q.cols(); ++k) {
         terms.push_back(columns_ ? product(head.k(j, k), head.q(i, k))
                                  : product(head.q(i, k), head.k(j, k)));
@@ -220,18 +224,18 @@ void Why::scaled(const Head& head, std::size_t i, std::size_t j, const std::stri
                          num(value)));
     } else if (rule.arith == Arith::hand) {
         line(fmt::format(
-            "Then scaled by hand: {} = ⌊{} / {}⌋ = ⌊{} / {}⌋ = {} ({} is √{} = "
-            "{} rounded to a whole number).",
-            cell_t, cell_s, num(rule.divisor()), num(head.scores(i, j)), num(rule.divisor()),
-            num(value), num(rule.divisor()), width, num(rule.sqrt_width())));
+            "Then scaled by hand: {} = ⌊{} / {}⌋ = {} ({} is √{} = {} rounded to a whole "
+            "number).",
+            cell_t, cell_s, num(rule.divisor()), floored(head.scores(i, j), rule.divisor(), value),
+            num(rule.divisor()), width, num(rule.sqrt_width())));
     } else {
         // a checkpoint's d_k is GPT-2's d_head, which it does not state: say where it is from
         const std::string d_head =
             t_.gpt2 ? fmt::format(", where d_k = d_head = n_embd / n_head = {} / {} = {}",
                                   t_.gpt2->config.n_embd, t_.gpt2->config.n_head, t_.config.d_k)
                     : std::string();
-        line(fmt::format("Then scaled: {} = {} / √{} = {} / {} = {}{}.", cell_t, cell_s, width,
-                         num(head.scores(i, j)), num(rule.divisor()), num(value), d_head));
+        line(fmt::format("Then scaled: {} = {} / √{} = {}{}.", cell_t, cell_s, width,
+                         quotient(head.scores(i, j), rule.divisor(), value), d_head));
     }
 }
 
@@ -280,11 +284,13 @@ void Why::correct_weights(const Head& head, std::size_t i, std::size_t j, const 
             continue;
         }
         const std::string where = token_label(c);
-        terms.push_back(blocked ? fmt::format("masked: −∞ [{}]", where)
-                        : hand  ? fmt::format("⌊{} / {}⌋ = {} [{}]", num(head.scores(i, c)),
-                                              num(right.divisor()), num(logits(i, c)), where)
-                                : fmt::format("{} / {} = {} [{}]", num(head.scores(i, c)),
-                                              num(right.divisor()), num(logits(i, c)), where));
+        terms.push_back(
+            blocked ? fmt::format("masked: −∞ [{}]", where)
+            : hand
+                ? fmt::format("{} [{}]", floored(head.scores(i, c), right.divisor(), logits(i, c)),
+                              where)
+                : fmt::format("{} [{}]", quotient(head.scores(i, c), right.divisor(), logits(i, c)),
+                              where));
     }
     if (n > listed) {
         terms.push_back(fmt::format("… and {} more", n - listed));
@@ -339,6 +345,46 @@ void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_
     }
     const bool hand = rule.arith == Arith::hand;
     const std::string b = hand ? "3" : "e";
+    // every term, and the total of them all; the first `listed` are shown
+    constexpr std::size_t listed = 12;
+    const bool shortened = group.size() > listed + 1;
+    const std::size_t shown_terms = shortened ? listed : group.size();
+    std::vector<double> powers(group.size());
+    double total = 0.0;
+    for (std::size_t n = 0; n < group.size(); ++n) {
+        powers[n] = rule.power(logits(group[n].first, group[n].second) - max);
+        total += powers[n];
+    }
+    const double e_cell = rule.power(logits(i, j) - max);
+    // the decimals of each line, from the last back: e / Σ gives the weight as the tables show
+    // it; the terms shown add up to Σ as shown; each term's exponent gives it as shown
+    const int final_decimals = operand_decimals(
+        {e_cell, total}, value, digits(), [](const std::vector<double>& v) { return v[0] / v[1]; });
+    const int term_decimals = shortened ? digits()
+                                        : operand_decimals(powers, total, final_decimals,
+                                                           [](const std::vector<double>& v) {
+                                                               double added = 0.0;
+                                                               for (const double x : v) {
+                                                                   added += x;
+                                                               }
+                                                               return added;
+                                                           });
+    int score_decimals = digits();
+    for (; score_decimals < max_decimals; ++score_decimals) {
+        const double m = as_shown(max, score_decimals);
+        bool all = true;
+        for (std::size_t n = 0; n < shown_terms && all; ++n) {
+            const double s = logits(group[n].first, group[n].second);
+            all = std::isinf(s) ||
+                  format_checkable(rule.power(as_shown(s, score_decimals) - m), term_decimals,
+                                   false) == format_checkable(powers[n], term_decimals, false);
+        }
+        if (all) {
+            break;
+        }
+    }
+    // max as the sentence and every term write it (0, not 0.0000, in both)
+    const std::string max_text = num_at(max, score_decimals);
     line(fmt::format(
         "{} = {}^(s_{} − max) / Σ {}^(s − max), where s runs over {} and max = {} is the "
         "largest of them (subtracted only so that nothing overflows){}.",
@@ -348,35 +394,31 @@ void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_
         rule.over == SoftmaxOver::all       ? (columns_ ? col + "," + row : row + "," + col)
         : rule.over == SoftmaxOver::columns ? row
                                             : col,
-        b, what, num(max), hand ? "; by hand, 3 stands in for e" : ""));
+        b, what, max_text, hand ? "; by hand, 3 stands in for e" : ""));
     std::vector<std::string> terms;
-    double total = 0.0;
-    constexpr std::size_t listed = 12;
-    for (std::size_t n = 0; n < group.size(); ++n) {
+    for (std::size_t n = 0; n < shown_terms; ++n) {
         const auto [r, c] = group[n];
         const double s = logits(r, c);
-        const double e = rule.power(s - max);
-        total += e;
-        if (n >= listed && group.size() > listed + 1) {
-            continue;
-        }
         const std::string where = rule.over == SoftmaxOver::rows      ? token_label(c)
                                   : rule.over == SoftmaxOver::columns ? token_label(r)
                                   : columns_ ? token_label(c) + ", " + token_label(r)
                                              : token_label(r) + ", " + token_label(c);
-        terms.push_back(std::isinf(s) ? fmt::format("{}^−∞ = 0 [{}]", b, where)
-                                      : fmt::format("{}^({} − {}) = {} [{}]", b, num(s), paren(max),
-                                                    num(e), where));
+        terms.push_back(std::isinf(s)
+                            ? fmt::format("{}^−∞ = 0 [{}]", b, where)
+                            : fmt::format("{}^({} − {}) = {} [{}]", b, num_at(s, score_decimals),
+                                          max_text.front() == '-' ? "(" + max_text + ")" : max_text,
+                                          num_at(powers[n], term_decimals), where));
     }
-    if (group.size() > listed + 1) {
+    if (shortened) {
         terms.push_back(fmt::format("… and {} more terms", group.size() - listed));
     }
     line(rule.over == SoftmaxOver::rows      ? "The terms, one per key:"
          : rule.over == SoftmaxOver::columns ? "The terms, one per query:"
                                              : "The terms, one per cell:");
     list(terms);
-    line(fmt::format("Σ = {}, so {} = {} / {} = {}.", num(total), cell(a_name, ""),
-                     num(rule.power(logits(i, j) - max)), num(total), num(value)));
+    line(fmt::format("Σ = {}, so {} = {} / {} = {}.", num_at(total, final_decimals),
+                     cell(a_name, ""), num_at(e_cell, final_decimals),
+                     num_at(total, final_decimals), num(value)));
 }
 
 std::string Why::blocked_reason(std::size_t i, std::size_t j) const {
@@ -428,17 +470,84 @@ std::string Why::source_of(std::string_view base, std::size_t i) const {
     return describe(t_.weights_source);
 }
 
+double Why::as_shown(double x, int decimals) {
+    if (!std::isfinite(x)) {
+        return x;
+    }
+    const std::string s = format_checkable(x, decimals, false);
+    double shown = x;
+    std::from_chars(s.data(), s.data() + s.size(), shown);
+    return shown;
+}
+
+std::string Why::term_text(const Term& t, int decimals) const {
+    std::string s;
+    switch (t.kind) {
+        case Term::Kind::number:
+            s = paren_at(t.a, decimals);
+            break;
+        case Term::Kind::product:
+            s = paren_at(t.a, decimals) + (style_.unicode ? "·" : "*") + paren_at(t.b, decimals);
+            break;
+        case Term::Kind::square:
+            s = paren_at(t.a, decimals) + "²";
+            break;
+        case Term::Kind::square_of_difference:
+            s = fmt::format("({} − {})²", num_at(t.a, decimals), paren_at(t.b, decimals));
+            break;
+    }
+    return t.note.empty() ? s : s + " " + t.note;
+}
+
+std::string Why::floored(double a, double b, double c) const {
+    const int d = operand_decimals(
+        {a, b}, c, digits(), [](const std::vector<double>& v) { return std::floor(v[0] / v[1]); });
+    return fmt::format("⌊{} / {}⌋ = {}", num_at(a, d), num_at(b, d), num(c));
+}
+
+std::string Why::difference(double a, double b, double c) const {
+    const int d = operand_decimals({a, b}, c, digits(),
+                                   [](const std::vector<double>& v) { return v[0] - v[1]; });
+    return fmt::format("{} − {} = {}", num_at(a, d), paren_at(b, d), num(c));
+}
+
+std::string Why::quotient(double a, double b, double c) const {
+    const int d = operand_decimals({a, b}, c, digits(),
+                                   [](const std::vector<double>& v) { return v[0] / v[1]; });
+    return fmt::format("{} / {} = {}", num_at(a, d), num_at(b, d), num(c));
+}
+
 // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle
-void Why::sum(const std::vector<std::string>& terms, double total) {
+void Why::sum(const std::vector<Term>& terms, double total) {
     constexpr std::size_t head_terms = 6;
     constexpr std::size_t tail_terms = 3;
+    const bool shortened = terms.size() > head_terms + tail_terms + 1;
+    // every term shown: at the decimals that make their sum the total shown (a sum shortened
+    // in the middle cannot be added up by the reader, and keeps the tables' decimals)
+    int decimals = digits();
+    if (!shortened) {
+        std::vector<double> operands;
+        for (const Term& t : terms) {
+            operands.push_back(t.a);
+            operands.push_back(t.b);
+        }
+        decimals = operand_decimals(operands, total, digits(), [&](const std::vector<double>& v) {
+            double added = 0.0;
+            for (std::size_t k = 0; k < terms.size(); ++k) {
+                added += terms[k].value(v[2 * k], v[2 * k + 1]);
+            }
+            return added;
+        });
+    }
     std::vector<std::string> shown;
-    if (terms.size() > head_terms + tail_terms + 1) {
-        shown.assign(terms.begin(), terms.begin() + head_terms);
+    const auto text_of = [&](const Term& t) { return term_text(t, decimals); };
+    if (shortened) {
+        std::transform(terms.begin(), terms.begin() + head_terms, std::back_inserter(shown),
+                       text_of);
         shown.push_back(fmt::format("… ({} more terms) …", terms.size() - head_terms - tail_terms));
-        shown.insert(shown.end(), terms.end() - tail_terms, terms.end());
+        std::transform(terms.end() - tail_terms, terms.end(), std::back_inserter(shown), text_of);
     } else {
-        shown = terms;
+        std::transform(terms.begin(), terms.end(), std::back_inserter(shown), text_of);
     }
     std::string current = "  = ";
     for (std::size_t k = 0; k < shown.size(); ++k) {

@@ -75,10 +75,8 @@ class Why {
     // The backward pass's cells (--backward): each gradient from the numbers it is made of.
     void gradient(const Step& step, const Head& head, std::size_t i, std::size_t j, double value);
 
-    // "0.1200·(-0.4000)"
     // Whether every input of the lesson is a whole number (the integer examples): then a
-    // whole factor is written without decimals, as those tables write it ("0.1361·1"); in a
-    // lesson of decimals it keeps them, as its tables do ("0.2500·0.0000", never "0.2500·0").
+    // whole factor is written without decimals, as those tables write it (paren_at).
     static bool whole_inputs(const Trace& t) {
         const auto whole = [](const Matrix& m) {
             return std::all_of(m.data().begin(), m.data().end(),
@@ -90,45 +88,116 @@ class Why {
         }
         return whole(t.x) && whole(t.w_q) && whole(t.w_k) && whole(t.w_v) && whole(t.w_o);
     }
-    [[nodiscard]] std::string product(double a, double b) const {
-        return paren(a) + (style_.unicode ? "·" : "*") + paren(b);
+    // the decimals of the tables' numbers in a sentence: the precision, at least prose_digits
+    [[nodiscard]] int digits() const { return std::max(style_.precision, prose_digits); }
+
+    // A number at `decimals`: whole numbers without decimals (the integer examples, --arith
+    // hand), a number too small for them in scientific notation, so that the arithmetic stays
+    // checkable (1e-12 · 1e-12 is not 0.0000 · 0.0000).
+    [[nodiscard]] std::string num_at(double x, int decimals) const {
+        return format_checkable(x, decimals, style_.unicode);
     }
-    [[nodiscard]] std::string paren(double x) const {
-        const std::string s =
-            whole_inputs_ || !is_whole(x)
-                ? num(x)
-                : format_number(x, std::max(style_.precision, prose_digits), style_.unicode);
+    // at least prose_digits decimals, like the sentences of the walk-through (narrative):
+    // "3 / 2 = 2" would not be arithmetic a student can check
+    [[nodiscard]] std::string num(double x) const { return num_at(x, digits()); }
+
+    // A factor at `decimals`, in brackets when negative. In a lesson of whole numbers a whole
+    // factor is written without decimals, as its tables write it ("0.1361·1"); in a lesson of
+    // decimals it keeps the tables' decimals ("0.2500·0.0000", never "0.2500·0").
+    [[nodiscard]] std::string paren_at(double x, int decimals) const {
+        const std::string s = whole_inputs_ || !is_whole(x)
+                                  ? num_at(x, decimals)
+                                  : format_number(x, digits(), style_.unicode);
         return s.front() == '-' ? "(" + s + ")" : s;
     }
-    // whole numbers (the integer examples, --arith hand) without decimals; a number too
-    // small for the precision in scientific notation, so that the arithmetic stays checkable
-    // (1e-12 · 1e-12 is not 0.0000 · 0.0000)
-    [[nodiscard]] std::string num(double x) const {
-        // at least prose_digits decimals, like the sentences of the walk-through (narrative):
-        // "3 / 2 = 2" would not be arithmetic a student can check
-        return format_checkable(x, std::max(style_.precision, prose_digits), style_.unicode);
-    }
+    [[nodiscard]] std::string paren(double x) const { return paren_at(x, digits()); }
 
     // the cell's value in the title as its table writes it ("1.0000" in a table of decimals,
     // "1" in one of whole numbers), at least prose_digits decimals
     [[nodiscard]] std::string title_number(const Step& step, double x) const {
-        const auto numbers = table_numbers(step, std::max(style_.precision, prose_digits));
+        const auto numbers = table_numbers(step, digits());
         const bool as_table =
             step.kind != StepKind::mask && (numbers.scientific || numbers.precision > 0);
         return as_table ? numbers.format(x, style_.unicode) : num(x);
     }
 
+    // The number a reader takes from `x` shown at `decimals`.
+    [[nodiscard]] static double as_shown(double x, int decimals);
+
+    // The decimals at which a line shows its operands so that a reader who computes `f` from
+    // them, as shown, gets `result` as the line shows it (at `result_decimals`): the tables'
+    // decimals when they are enough, more where rounding the operands would change the
+    // result's last digit ("-0.53513 / 1.73205 = -0.3090", since -0.5351 / 1.7321 gives
+    // -0.3089), up to 17 decimals.
+    template <typename F>
+    [[nodiscard]] int operand_decimals(const std::vector<double>& operands, double result,
+                                       int result_decimals, F f) const {
+        const std::string want = format_checkable(result, result_decimals, false);
+        std::vector<double> shown(operands.size());
+        int decimals = digits();
+        for (; decimals < max_decimals; ++decimals) {
+            for (std::size_t k = 0; k < operands.size(); ++k) {
+                shown[k] = as_shown(operands[k], decimals);
+            }
+            if (format_checkable(f(shown), result_decimals, false) == want) {
+                break;
+            }
+        }
+        return decimals;
+    }
+    static constexpr int max_decimals = 17;
+
+    // One term of a worked sum: a number, a product of two, a square or the square of a
+    // difference, with a note after it ("[book]", "(the bias b_Q)").
+    struct Term {
+        enum class Kind { number, product, square, square_of_difference };
+        Kind kind = Kind::number;
+        double a = 0.0;
+        double b = 0.0;
+        std::string note;
+
+        [[nodiscard]] double value(double x, double y) const {
+            switch (kind) {
+                case Kind::number:
+                    return x;
+                case Kind::product:
+                    return x * y;
+                case Kind::square:
+                    return x * x;
+                case Kind::square_of_difference:
+                    return (x - y) * (x - y);
+            }
+            return x;
+        }
+    };
+    static Term number(double a, std::string note = {}) {
+        return {Term::Kind::number, a, 0.0, std::move(note)};
+    }
+    static Term product(double a, double b, std::string note = {}) {
+        return {Term::Kind::product, a, b, std::move(note)};
+    }
+    // "0.1200·(-0.4000)", "(-0.3000)²", "(1.2000 − 0.4000)²" at `decimals`
+    [[nodiscard]] std::string term_text(const Term& t, int decimals) const;
+
     // a(0)·c(0), a(1)·c(1), ..., a(n−1)·c(n−1), added to `terms`: the products a dot product
     // of length n sums
     template <typename A, typename C>
-    void add_products(std::vector<std::string>& terms, std::size_t n, A a, C c) const {
+    void add_products(std::vector<Term>& terms, std::size_t n, A a, C c) const {
         for (std::size_t k = 0; k < n; ++k) {
             terms.push_back(product(a(k), c(k)));
         }
     }
 
-    // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle
-    void sum(const std::vector<std::string>& terms, double total);
+    // "  = a + b + ... = total", wrapped at the width, long sums shortened in the middle; the
+    // terms at the decimals that make the sum of the terms shown give the total shown
+    void sum(const std::vector<Term>& terms, double total);
+
+    // "a / b = c", a and b at the decimals that make their quotient c as shown
+    [[nodiscard]] std::string quotient(double a, double b, double c) const;
+    // "a − b = c", likewise
+    [[nodiscard]] std::string difference(double a, double b, double c) const;
+    // "⌊a / b⌋ = c" (--arith hand), likewise
+    [[nodiscard]] std::string floored(double a, double b, double c) const;
 
     void list(const std::vector<std::string>& items) {
         for (const auto& item : items) {

@@ -35,9 +35,11 @@ bool Why::gpt2(const Step& step, std::size_t i, std::size_t j, double value) {
         fmt::format("read from the checkpoint {}", toolkit::terminal(g.source));
     // "H_1[He, d0] + O[He, d0] = 1 + 2 = 3."
     const auto added = [&](std::string_view a_id, double a, std::string_view b_id, double b) {
+        const int at = operand_decimals({a, b}, value, digits(),
+                                        [](const std::vector<double>& v) { return v[0] + v[1]; });
         line(fmt::format("{}[{}, {}] = {}[{}, {}] + {}[{}, {}] = {} + {} = {}.", me, row, col,
-                         symbol_of(a_id), row, col, symbol_of(b_id), row, col, num(a), paren(b),
-                         num(value)));
+                         symbol_of(a_id), row, col, symbol_of(b_id), row, col, num_at(a, at),
+                         paren_at(b, at), num(value)));
     };
     // c_attn's weight and bias hold W_Q, W_K and W_V side by side: the block of a step
     const auto block_of = [](StepOp op) -> std::size_t {
@@ -96,12 +98,12 @@ bool Why::gpt2(const Step& step, std::size_t i, std::size_t j, double value) {
                     "{}[{}, {}] is {}[{}, {}] plus what the attention and the MLP of {} added "
                     "to it. attn summarises those layers (the lengths of their changes are step "
                     "{}) and does not keep the changes' numbers, so they are not listed here; "
-                    "together they changed this number by {} − {} = {}.",
+                    "together they changed this number by {}.",
                     me, row, col, symbol_of("embeddings"), row, col,
                     g.layer == 1 ? std::string("the layer below")
                                  : fmt::format("each of the {} layers below", g.layer),
-                    find_step(t_, "layers_below")->number, num(value), paren(start),
-                    num(value - start)));
+                    find_step(t_, "layers_below")->number,
+                    difference(value, start, value - start)));
             }
             return true;
         case StepOp::ln_mean: {
@@ -110,14 +112,15 @@ bool Why::gpt2(const Step& step, std::size_t i, std::size_t j, double value) {
                 fmt::format("{}[{}] is the mean of row '{}' of {}: its n_embd = {} numbers "
                             "added, then divided by {}.",
                             me, row, row, symbol_of("residual"), d, d));
-            std::vector<std::string> terms;
+            std::vector<Term> terms;
             double total = 0.0;
             for (const double v : h) {
-                terms.push_back(paren(v));
+                terms.push_back(number(v));
                 total += v;
             }
             sum(terms, total);
-            line(fmt::format("{}[{}] = {} / {} = {}.", me, row, num(total), d, num(value)));
+            line(fmt::format("{}[{}] = {}.", me, row,
+                             quotient(total, static_cast<double>(d), value)));
             return true;
         }
         case StepOp::ln_variance: {
@@ -128,14 +131,15 @@ bool Why::gpt2(const Step& step, std::size_t i, std::size_t j, double value) {
                 "μ[{}] = {}: added, then divided by n_embd = {} (not n_embd − 1, as PyTorch's "
                 "LayerNorm).",
                 me, row, row, symbol_of("residual"), row, num(mu), d));
-            std::vector<std::string> terms;
+            std::vector<Term> terms;
             double total = 0.0;
             for (const double v : h) {
-                terms.push_back(fmt::format("({} − {})²", num(v), paren(mu)));
+                terms.push_back({Term::Kind::square_of_difference, v, mu, {}});
                 total += (v - mu) * (v - mu);
             }
             sum(terms, total);
-            line(fmt::format("{}[{}] = {} / {} = {}.", me, row, num(total), d, num(value)));
+            line(fmt::format("{}[{}] = {}.", me, row,
+                             quotient(total, static_cast<double>(d), value)));
             return true;
         }
         case StepOp::ln_gamma:
@@ -157,10 +161,25 @@ bool Why::gpt2(const Step& step, std::size_t i, std::size_t j, double value) {
                 fmt::format("{}[{}, {}] = ({}[{}, {}] − μ[{}]) / √(σ²[{}] + ε) · γ[{}] + β[{}], "
                             "with ε = {} from config.json (layer_norm_epsilon):",
                             me, row, col, h_name, row, col, row, row, col, col, num(eps)));
-            list({fmt::format("= ({} − {}) / √({} + {}) · {} + {}", num(h), paren(mu), num(var),
-                              num(eps), paren(gamma), paren(beta)),
-                  fmt::format("= {} / {} · {} + {}", num(h - mu), num(root), paren(gamma),
-                              paren(beta)),
+            // the second line's numbers give the value as shown, the first's the second's
+            const int second = operand_decimals(
+                {h - mu, root, gamma, beta}, value, digits(),
+                [](const std::vector<double>& v) { return v[0] / v[1] * v[2] + v[3]; });
+            int first = digits();
+            for (; first < max_decimals; ++first) {
+                const auto at = [first](double x) { return as_shown(x, first); };
+                if (format_checkable(at(h) - at(mu), second, false) ==
+                        format_checkable(h - mu, second, false) &&
+                    format_checkable(std::sqrt(at(var) + at(eps)), second, false) ==
+                        format_checkable(root, second, false)) {
+                    break;
+                }
+            }
+            list({fmt::format("= ({} − {}) / √({} + {}) · {} + {}", num_at(h, first),
+                              paren_at(mu, first), num_at(var, first), num_at(eps, first),
+                              paren_at(gamma, second), paren_at(beta, second)),
+                  fmt::format("= {} / {} · {} + {}", num_at(h - mu, second), num_at(root, second),
+                              paren_at(gamma, second), paren_at(beta, second)),
                   fmt::format("= {}", num(value))});
             return true;
         }

@@ -28,7 +28,7 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
     const Matrix& x_in = t_.x_in;
     // Σ_k a(k)·c(k) as terms
     const auto dot = [&](std::size_t n, auto a, auto c) {
-        std::vector<std::string> terms;
+        std::vector<Term> terms;
         add_products(terms, n, a, c);
         sum(terms, value);
     };
@@ -40,19 +40,24 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
             fmt::format("L is the mean of ({} − Y)² over all {} cells: the sum of the "
                         "squared differences, divided by {}.",
                         out, b.target.size(), b.target.size()));
-        std::vector<std::string> terms;
+        std::vector<Term> terms;
         double total = 0.0;
         for (std::size_t k = 0; k < b.target.size(); ++k) {
             const double e = t_.output.data()[k] - b.target.data()[k];
-            terms.push_back(paren(e) + "²");
+            terms.push_back({Term::Kind::square, e, 0.0, {}});
             total += e * e;
         }
         sum(terms, total);
-        line(fmt::format("L = {} / {} = {}.", num(total), b.target.size(), num(value)));
+        line("L = " + quotient(total, static_cast<double>(b.target.size()), value) + ".");
     } else if (base == "grad.output" && step.head == 0) {
+        const double n = static_cast<double>(b.target.size());
+        const int d =
+            operand_decimals({t_.output(i, j), b.target(i, j)}, value, digits(),
+                             [n](const std::vector<double>& v) { return 2.0 * (v[0] - v[1]) / n; });
         line(fmt::format("{} = 2·({}[{}, {}] − Y[{}, {}]) / {} = 2·({} − {}) / {} = {}.", cell_name,
                          out, shown_row_, shown_col_, shown_row_, shown_col_, b.target.size(),
-                         num(t_.output(i, j)), num(b.target(i, j)), b.target.size(), num(value)));
+                         num_at(t_.output(i, j), d), paren_at(b.target(i, j), d), b.target.size(),
+                         num(value)));
     } else if (base == "grad.output") {
         line(fmt::format("{} is column {} of dZ, this head's: {}.", cell_name, head.v_begin + j,
                          num(value)));
@@ -84,7 +89,7 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
             [&](std::size_t k) { return g.d_output(k, j); });
     } else if (base == "grad.scaled_scores") {
         double pull = 0.0;
-        std::vector<std::string> terms;
+        std::vector<Term> terms;
         for (std::size_t k = 0; k < head.attention.cols(); ++k) {
             pull += g.d_weights(i, k) * head.attention(i, k);
             terms.push_back(product(g.d_weights(i, k), head.attention(i, k)));
@@ -92,16 +97,20 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
         line(fmt::format("The row's average pull Σ_k dA{}[{}, k]·A{}[{}, k]:", sub, shown_row_, sub,
                          shown_row_));
         sum(terms, pull);
+        const int d =
+            operand_decimals({head.attention(i, j), g.d_weights(i, j), pull}, value, digits(),
+                             [](const std::vector<double>& v) { return v[0] * (v[1] - v[2]); });
         line(fmt::format("{} = A{}[{}, {}]·(dA{}[{}, {}] − {}) = {}·({} − {}) = {}.", cell_name,
                          sub, shown_row_, shown_col_, sub, shown_row_, shown_col_, num(pull),
-                         num(head.attention(i, j)), num(g.d_weights(i, j)), num(pull), num(value)));
+                         num_at(head.attention(i, j), d), num_at(g.d_weights(i, j), d),
+                         paren_at(pull, d), num(value)));
         if (head.attention(i, j) == 0.0 && t_.mask && !t_.mask->allowed(i, j)) {
             line("The cell is masked: its weight is exactly 0, and so is its gradient.");
         }
     } else if (base == "grad.scores") {
-        line(fmt::format("{} = dS′{}[{}, {}] / {} = {} / {} = {}.", cell_name, sub, shown_row_,
-                         shown_col_, num(t_.rule.divisor()), num(g.d_scaled(i, j)),
-                         num(t_.rule.divisor()), num(value)));
+        line(fmt::format("{} = dS′{}[{}, {}] / {} = {}.", cell_name, sub, shown_row_, shown_col_,
+                         num(t_.rule.divisor()),
+                         quotient(g.d_scaled(i, j), t_.rule.divisor(), value)));
     } else if (base == "grad.Q" || base == "grad.K") {
         const bool q = base == "grad.Q";
         line(fmt::format("{} is {} '{}' of dS{} times column {} of {}{}:", cell_name,
@@ -134,15 +143,15 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
     } else if (base.starts_with("grad.b_")) {
         const char letter = base.back();
         const Matrix& d = letter == 'O' ? b.d_output : Matrix();
-        std::vector<std::string> terms;
+        std::vector<Term> terms;
         for (std::size_t k = 0; k < t_.tokens.size(); ++k) {
             if (letter == 'O') {
-                terms.push_back(num(d(k, j)));
+                terms.push_back(number(d(k, j)));
             } else {
                 const std::size_t width = letter == 'V' ? t_.config.d_v : t_.config.d_k;
                 const HeadGrads& gh = b.heads[j / width];
                 const Matrix& dm = letter == 'Q' ? gh.d_q : letter == 'K' ? gh.d_k : gh.d_v;
-                terms.push_back(num(dm(k, j % width)));
+                terms.push_back(number(dm(k, j % width)));
             }
         }
         line(fmt::format("{} is the sum of column {} of d{} over the tokens:", cell_name,
@@ -153,7 +162,7 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
             fmt::format("{} adds what row '{}' sent into Q, K and V of every head: row '{}' "
                         "of dQ times row {} of W_Q, and likewise for K and V:",
                         cell_name, shown_row_, shown_row_, shown_col_));
-        std::vector<std::string> terms;
+        std::vector<Term> terms;
         for (const Head& hd : t_.heads) {
             const HeadGrads& gh = b.heads[hd.index];
             // row i of dQ times row j of W_Q, then K's, then V's
@@ -182,8 +191,12 @@ void Why::gradient(const Step& step, const Head& head, std::size_t i, std::size_
                 d = dw;
             }
         }
+        const int dd =
+            operand_decimals({(*before)(i, j), *b.lr, (*d)(i, j)}, value, digits(),
+                             [](const std::vector<double>& v) { return v[0] - v[1] * v[2]; });
         line(fmt::format("{} ← {} − η·d{} = {} − {}·{} = {}.", cell_name, cell_name, cell_name,
-                         num((*before)(i, j)), num(*b.lr), paren((*d)(i, j)), num(value)));
+                         num_at((*before)(i, j), dd), num_at(*b.lr, dd), paren_at((*d)(i, j), dd),
+                         num(value)));
     }
 }
 

@@ -59,8 +59,16 @@ def value(text):
     return float(text), 0.5 * 10.0 ** (-len(mantissa.split(".")[1])) * scale
 
 
+# Strict: the worked arithmetic of --why, whose operands attn shows with as many decimals as
+# it takes for the result shown to follow from them as shown (a reader with a calculator gets
+# the very digits), so its operands are read as exact numbers, not as rounded ones.
+STRICT = False
+
+
 def interval(text):
     x, d = value(text)
+    if STRICT:
+        return (x, x)
     return (x - d, x + d)
 
 
@@ -87,7 +95,8 @@ def holds(where, line, got, claimed, slack=1e-9):
     """`got` is an interval; the printed `claimed` number must be inside it (widened by its own
     rounding)."""
     checked["arithmetic"] += 1
-    c = interval(claimed)
+    x, d = value(claimed)
+    c = (x - d, x + d)
     lo = got[0] - slack * max(1.0, abs(got[0]))
     hi = got[1] + slack * max(1.0, abs(got[1]))
     if c[1] < lo or c[0] > hi:
@@ -110,7 +119,16 @@ def joined(text):
     return "\n".join(out)
 
 
-def check_arithmetic(where, text):
+def check_arithmetic(where, text, strict=False):
+    global STRICT
+    STRICT = strict
+    try:
+        check_arithmetic_lines(where, text)
+    finally:
+        STRICT = False
+
+
+def check_arithmetic_lines(where, text):
     flat = joined(text)
     for line in flat.split("\n"):
         # ⌊a / b⌋ = c
@@ -629,7 +647,7 @@ def check(args):
         if code != 0:
             fail(where + f" --why {cell}", f"exit {code}: {err.strip()}")
             continue
-        check_arithmetic(where + f" --why {cell}", why)
+        check_arithmetic(where + f" --why {cell}", why, strict=True)
         if cols:
             check_columns(where + f" --why {cell}", why, over)
         m = re.search(rf"Why is .+? = ({NUM}|−∞)(?: after the update)?\?", why)
@@ -667,12 +685,22 @@ SELF_TEST = {
     "Here d_k = 3, so √d_k = 1.7321. Scaling divides the variance of the scores by d_k exactly: "
     "from 7.4438 (S) to 2.4838 (S′), close.": 1,
 }
-for text, expected in SELF_TEST.items():
-    before = len(failures)
-    check_arithmetic("self-test", text)
-    if len(failures) - before != expected:
-        print(f"FAIL: the checker {'missed' if expected else 'rejected'} {text!r}")
-        sys.exit(1)
+# --why's arithmetic, strictly: the shown operands must give the shown result
+SELF_TEST_STRICT = {
+    "Then scaled: S′[is, book] = S[is, book] / √d_k = -0.5351 / 1.7321 = -0.3090.": 1,
+    "Then scaled: S′[is, book] = S[is, book] / √d_k = -0.53514 / 1.73205 = -0.3090.": 0,
+    "  = 0.3333·1000000 + 0.3333·2000000\n  = 1000000.0000": 1,
+    "  = 0.333333333333·1000000 + 0.333333333333·2000000\n  = 1000000.0000": 0,
+    "  e^(0.4741 − 2.0051) = 0.2163 [is]": 0,
+}
+for tests, strict in ((SELF_TEST, False), (SELF_TEST_STRICT, True)):
+    for text, expected in tests.items():
+        before = len(failures)
+        check_arithmetic("self-test", text, strict)
+        if len(failures) - before != expected:
+            print(f"FAIL: the checker {'missed' if expected else 'rejected'} {text!r}"
+                  f"{' (strict)' if strict else ''}")
+            sys.exit(1)
 failures.clear()
 TABLE = """━━ 7 · Attention weights A ━━
        │    This      is    book │       Σ

@@ -87,8 +87,10 @@ TEST_CASE("why: every kind of cell, term by term, by hand", "[why]") {
     // q_x2 = [2, 2, 2], k_x3 = [2, 3, 1]: 2·2 + 2·3 + 2·1 = 12
     CHECK_THAT(why(t, "scores[x2,x3]"), Catch::Contains("S[x2, x3] = q_x2 · k_x3") &&
                                             Catch::Contains("= 2·2 + 2·3 + 2·1\n  = 12\n"));
+    // 12 / √3 = 6.9282, but 12 / 1.7321 = 6.9280: √3 is shown with the decimals that give
+    // the quotient as shown
     CHECK_THAT(why(t, "scaled_scores[x2,x3]"),
-               Catch::Contains("S′[x2, x3] = S[x2, x3] / √d_k = 12 / 1.7321 = 6.9282"));
+               Catch::Contains("S′[x2, x3] = S[x2, x3] / √d_k = 12 / 1.73205 = 6.9282"));
     // row x1 of X = [1, 0, 1, 0], column q0 of W_Q = [1, 1, 0, 0]: 1
     CHECK_THAT(why(t, "Q[x1,q0]"),
                Catch::Contains("= 1·1 + 0·1 + 1·0 + 0·0") && Catch::Contains("= 1\n"));
@@ -97,10 +99,12 @@ TEST_CASE("why: every kind of cell, term by term, by hand", "[why]") {
                Catch::Contains("max = 2.3094") &&
                    Catch::Contains("e^(1.1547 − 2.3094) = 0.3152 [x1]") &&
                    Catch::Contains("Σ = 2.3152, so A[x1, x2] = 1 / 2.3152 = 0.4319"));
-    // Z[x1, z0] = 0.1361·1 + 0.4319·2 + 0.4319·2
-    CHECK_THAT(why(t, "output[x1,z0]"),
-               Catch::Contains("= 0.1361·1 [x1] + 0.4319·2 [x2] + 0.4319·2 [x3]") &&
-                   Catch::Contains("column v0 of V"));
+    // Z[x1, z0] = 1.8639, but 0.1361·1 + 0.4319·2 + 0.4319·2 = 1.8637: the weights are shown
+    // with five decimals, which add up to the value shown
+    CHECK_THAT(
+        why(t, "output[x1,z0]"),
+        Catch::Contains("= 0.13613·1 [x1] + 0.43194·2 [x2] + 0.43194·2 [x3]\n  = 1.8639\n") &&
+            Catch::Contains("column v0 of V"));
     CHECK_THAT(why(t, "W_Q[0,0]"), Catch::Contains("is an input of the walk-through"));
 
     const auto causal = integer(attn::MaskKind::causal);
