@@ -7,7 +7,7 @@ _attn() {
     local i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case ${COMP_WORDS[i]} in
-            explain|init|train|worksheet|check|examples) sub=${COMP_WORDS[i]}; break ;;
+            explain|init|train|worksheet|check|diff|examples) sub=${COMP_WORDS[i]}; break ;;
         esac
     done
     case $prev in
@@ -28,7 +28,7 @@ _attn() {
         --from|--json|--html|--svg|--npz|--target|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --checkpoint) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --head) COMPREPLY=($(compgen -W "all" -- "$cur")); return ;;
-        --seed|--d-model|--d-k|--d-v|--heads|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--steps|--epochs|--blank|--tolerance|--relative-tolerance|--description|--lr)
+        --seed|--d-model|--d-k|--d-v|--heads|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--set|--steps|--epochs|--blank|--tolerance|--relative-tolerance|--description|--lr)
             return ;;
     esac
     local opts
@@ -36,7 +36,7 @@ _attn() {
         explain) opts="--seed --d-model --heads --d-k --d-v --mask --positions --pad-to --max-memory --lowercase
                        --chars --scale-by --no-scale --softmax-over --arith --embeddings --weights --model --qkv --unknown --from
                        --precision --steps --layout --present --pause --quiet-text --color --theme --width --ascii
-                       --json --format --svg --html --npz --why --head --checkpoint --layer --stats --threads --target --backward --lr
+                       --json --format --svg --html --npz --why --set --head --checkpoint --layer --stats --threads --target --backward --lr
                        --force --help" ;;
         init) opts="--seed --d-model --heads --d-k --d-v --mask --lowercase --chars --description
                     --output --force --help" ;;
@@ -47,8 +47,11 @@ _attn() {
                          --force --max-memory --help" ;;
         check) opts="--tolerance --relative-tolerance --precision --ascii --max-memory --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
+        diff) opts="--precision --steps --layout --quiet-text --color --theme --width --ascii --html
+                    --format --max-memory --force --help"
+              [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
         examples) opts="--names --help" ;;
-        *) opts="explain init train worksheet check examples --version --help" ;;
+        *) opts="explain init train worksheet check diff examples --version --help" ;;
     esac
     [[ $cur == -* || -z $sub ]] && COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 }

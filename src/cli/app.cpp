@@ -94,6 +94,7 @@ int run(const std::vector<std::string>& args, Io& io) {
     WorksheetOptions worksheet_options;
     ExamplesOptions examples_options;
     CheckOptions check_options;
+    DiffOptions diff_options;
     const std::vector<Command> commands{
         command(app, explain_options, run_explain),
         command(app, init_options, run_init),
@@ -101,6 +102,7 @@ int run(const std::vector<std::string>& args, Io& io) {
         command(app, worksheet_options, run_worksheet),
         command(app, examples_options, run_examples),
         command(app, check_options, run_check),
+        command(app, diff_options, run_diff),
     };
     const auto parsed = [&]() -> const Command* {
         for (const auto& c : commands) {

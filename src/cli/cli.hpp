@@ -12,6 +12,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/trace.hpp"
+#include "attn/core/whatif.hpp"
 #include "attn/io/output_file.hpp"
 #include "attn/render/render.hpp"
 #include "plan.hpp"
@@ -104,6 +105,7 @@ struct ExplainOptions {
     std::optional<long long> layer;       ///< with --checkpoint: the layer, 1-based
     std::string unknown = "error";
     std::vector<std::string> why;  ///< cells to work out, e.g. "scores[is,book]"
+    std::vector<std::string> set;  ///< a what-if's changes, e.g. "W_Q[d0,q1]=0.5"
     std::string steps;             ///< comma-separated step ids or numbers; empty: all
     std::string layout = "row";    ///< row, or col for the by-hand exercises' column layout
     std::string color = "auto";
@@ -193,6 +195,17 @@ struct ExamplesOptions {
     bool names_only = false;
 };
 
+/// The options of `attn diff`: two dumps and how to show the second against the first.
+struct DiffOptions {
+    std::string first;       ///< A.json, the run compared with
+    std::string second;      ///< B.json, the run shown
+    ExplainOptions display;  ///< only the display options, --html, --max-memory and --force
+};
+
+/// Runs `attn diff`. Returns 0; throws attn::Error for a bad dump or two runs that cannot be
+/// compared.
+int run_diff(const DiffOptions& options, Io& io);
+
 /// The options of `attn` itself, beside its subcommands.
 struct ProgramOptions {
     bool version = false;
@@ -211,6 +224,7 @@ CLI::App* add_command(CLI::App& parent, TrainOptions& options);
 CLI::App* add_command(CLI::App& parent, WorksheetOptions& options);
 CLI::App* add_command(CLI::App& parent, ExamplesOptions& options);
 CLI::App* add_command(CLI::App& parent, CheckOptions& options);
+CLI::App* add_command(CLI::App& parent, DiffOptions& options);
 
 int run_examples(const ExamplesOptions& options, Io& io);
 
@@ -257,6 +271,36 @@ TextStyle to_style(const ExplainOptions& options, const Io& io);
 
 /// Runs `attn explain`. Returns the exit code; throws attn::Error for bad input.
 int run_explain(const ExplainOptions& options, Io& io);
+
+/// The files a run read its numbers from (null for a replayed dump): what a what-if's swapped
+/// token takes its embedding from.
+struct RunFiles {
+    const InputSpec* spec = nullptr;
+    const InputFiles* files = nullptr;
+};
+
+/// A dump read back (--from, attn diff): its inputs, its what-if record and its run computed
+/// again.
+struct Replayed {
+    Loaded loaded;
+    WhatIfRecord record;  ///< a what-if's changes; empty for another run
+    Trace trace;          ///< a what-if's compared with the run before its changes
+};
+
+class Stopwatch;
+
+/// Reads the dump at `path`, computes its run again from its inputs (a what-if's compared
+/// with the run before its changes, as when it was made) and verifies every value the dump
+/// holds against it. Throws attn::Error (input) at the first that differs. Times its phases
+/// on `watch` (--stats) when given.
+Replayed replay_dump(const std::string& path, std::size_t max_memory, Stopwatch* watch = nullptr);
+
+/// --set: the run `computed` (from `loaded`; a replayed what-if's, whose `record` the
+/// settings add to) with `settings` made, computed again and compared with the run before.
+/// Throws attn::Error (usage, Field::set) for a bad setting.
+Trace with_settings(const std::vector<std::string>& settings, const Trace& computed,
+                    const Loaded& loaded, const WhatIfRecord& record, Layout layout,
+                    const RunFiles& files);
 
 /// Whether to colour the output: --color always|never wins; for auto, NO_COLOR (set and not
 /// empty) turns colour off, FORCE_COLOR (set, not empty and not "0") turns it on, and

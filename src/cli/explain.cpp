@@ -245,6 +245,15 @@ int run_explain(const ExplainOptions& options, Io& io) {
                     "--checkpoint DIR");
     }
     Trace computed;
+    if ((!o.checkpoint.empty() || o.backward) && !o.set.empty()) {
+        throw Error(ErrorKind::usage, Field::set,
+                    fmt::format("{} changes the inputs of a lesson and walks through it again, "
+                                "not yet {}, expected {} without it",
+                                subject,
+                                o.backward ? "with the backward pass (--backward)"
+                                           : "a GPT-2 checkpoint's (--checkpoint)",
+                                o.backward ? "--backward" : "--checkpoint"));
+    }
     if (!o.checkpoint.empty()) {
         if (o.backward) {
             throw Error(ErrorKind::usage,
@@ -254,12 +263,18 @@ int run_explain(const ExplainOptions& options, Io& io) {
         }
         computed = explain_checkpoint(o, max_memory);
         watch.lap("read the checkpoint and compute");
-    } else {
-        const Loaded loaded =
-            o.from.empty() ? load_input(to_spec(o)) : read_dump(o.from, max_memory);
-        if (!o.from.empty()) {  // a dump's inputs are small; its T×T steps may not be
-            check_memory(loaded.config, loaded.input.tokens.size(), budget_now(max_memory));
+    } else if (!o.from.empty()) {
+        Replayed replayed = replay_dump(o.from, max_memory, &watch);
+        computed = std::move(replayed.trace);
+        if (!o.set.empty()) {  // a what-if of the replayed run
+            computed =
+                with_settings(o.set, computed, replayed.loaded, replayed.record, style.layout, {});
+            watch.lap("compute the what-if");
         }
+    } else {
+        const InputSpec spec = to_spec(o);
+        const InputFiles files = read_input_files(spec);
+        const Loaded loaded = assemble_input(spec, files);
         if (o.backward) {  // the gradients, and a second forward pass for the update's loss
             const Config& c = loaded.config;
             const std::size_t n = loaded.input.tokens.size();
@@ -271,18 +286,14 @@ int run_explain(const ExplainOptions& options, Io& io) {
                                          human_bytes(backward), human_bytes(forward)),
                              "use a shorter sentence, a smaller d_model or fewer heads");
         }
-        watch.lap(o.from.empty() ? "read input" : "read " + o.from);
+        watch.lap("read input");
         computed = o.backward ? with_backward(explain(loaded.input, loaded.config),
                                               read_target(o.target), o.target, o.lr)
                               : explain(loaded.input, loaded.config);
         watch.lap("compute");
-        if (!o.from.empty()) {
-            // a replay shows only what its inputs give: every value the dump holds is compared
-            // with the run computed again, as its dump is written, and the first that differs
-            // is an error (exit 2)
-            verify_dump(
-                o.from, [&computed](const Sink& sink) { render_json(computed, sink); }, max_memory);
-            watch.lap("verify " + o.from);
+        if (!o.set.empty()) {  // a what-if: the inputs changed, and everything computed again
+            computed = with_settings(o.set, computed, loaded, {}, style.layout, {&spec, &files});
+            watch.lap("compute the what-if");
         }
     }
     const Trace& trace = computed;

@@ -25,11 +25,11 @@ void check_sizes_agree(std::string_view option, const std::optional<std::size_t>
     }
 }
 
-// The rows of the sentence's tokens in `table`; a missing token is seeded (--unknown random,
-// recorded in `source`) or an error that lists every missing token with its likeliest
-// spellings.
+}  // namespace
+
 Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>& tokens,
-                     UnknownTokens unknown, std::uint64_t seed, Source& source) {
+                     UnknownTokens unknown, std::uint64_t seed, Source& source,
+                     std::string_view whose, std::size_t first) {
     LookUp found = look_up(table, tokens);
     if (found.missing.empty()) {
         return std::move(found.x);
@@ -42,7 +42,7 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
         if (positions.empty()) {
             missing_tokens.push_back(tokens[t]);
         }
-        positions.push_back(std::to_string(t));
+        positions.push_back(std::to_string(first + t));
     }
     if (unknown == UnknownTokens::random) {
         const Matrix seeded = seeded_embeddings(tokens, table.vectors.cols(), seed);
@@ -50,7 +50,12 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
             const auto row = seeded.row(t);
             std::copy(row.begin(), row.end(), found.x.row(t).begin());
         }
-        source.seeded_tokens = missing_tokens;
+        for (const auto& token : missing_tokens) {
+            if (std::find(source.seeded_tokens.begin(), source.seeded_tokens.end(), token) ==
+                source.seeded_tokens.end()) {
+                source.seeded_tokens.push_back(token);
+            }
+        }
         return std::move(found.x);
     }
     std::string lines;
@@ -71,17 +76,20 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
                                           : "did you mean " + listed(quoted, " or ") + "?");
     }
     const bool one = missing_tokens.size() == 1;
-    throw Error(ErrorKind::input,
-                fmt::format("{}: {} {} of the sentence {} not in the embeddings, expected every "
-                            "token to have a vector:{}\n  hint: add {} to \"vectors\" in {}{}, "
-                            "or use --unknown random to give {}",
-                            shown(table.path), missing_tokens.size(), one ? "token" : "tokens",
-                            one ? "is" : "are", lines, one ? "it" : "them", shown(table.path),
-                            case_only ? ", use --lowercase or \"case_insensitive\": true when "
-                                        "only the case differs"
-                                      : "",
-                            one ? "it a seeded vector" : "them seeded vectors"));
+    throw Error(
+        ErrorKind::input,
+        fmt::format("{}: {} {} {} {} not in the embeddings, expected every "
+                    "token to have a vector:{}\n  hint: add {} to \"vectors\" in {}{}, "
+                    "or use --unknown random to give {}",
+                    shown(table.path), missing_tokens.size(), one ? "token" : "tokens", whose,
+                    one ? "is" : "are", lines, one ? "it" : "them", shown(table.path),
+                    case_only ? ", use --lowercase or \"case_insensitive\": true when "
+                                "only the case differs"
+                              : "",
+                    one ? "it a seeded vector" : "them seeded vectors"));
 }
+
+namespace {
 
 // A file's description was written for the file's own settings (its sentence, mask and
 // positions, the right rule, exact arithmetic). When this run changes any of them, the

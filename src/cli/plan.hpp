@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "attn/core/attention.hpp"
 #include "attn/core/check.hpp"
@@ -58,6 +60,21 @@ InputFiles read_input_files(const InputSpec& spec);
 /// the tokens up and seeds what no file gives. Throws attn::Error naming the flag or the file
 /// and the sizes on both sides when they disagree.
 Loaded assemble_input(const InputSpec& spec, const InputFiles& files);
+
+/// The rows of `tokens` in `table`; a missing token is seeded (--unknown random, recorded in
+/// `source`'s seeded tokens) or an error that lists every missing token with its likeliest
+/// spellings. `whose` says where the tokens come from, `first` the index of the first.
+Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>& tokens,
+                     UnknownTokens unknown, std::uint64_t seed, Source& source,
+                     std::string_view whose = "of the sentence", std::size_t first = 0);
+
+/// The row of X that `token`, swapped in at index `at` by a what-if (--set tokens[I]=...),
+/// gets as the run's own tokens got theirs: from the embeddings file or the model file `spec`
+/// names, else seeded from the seed. A token missing from the file is an error listing it with
+/// its nearest spellings, or seeded with --unknown random (and added to `source`'s seeded
+/// tokens).
+std::vector<double> embedding_for(const std::string& token, std::size_t at, const InputSpec& spec,
+                                  const InputFiles& files, const Config& config, Source& source);
 
 /// read_input_files, then assemble_input.
 Loaded load_input(const InputSpec& spec);

@@ -8,17 +8,10 @@
 #include <fmt/format.h>
 
 #include "attn/core/error.hpp"
+#include "attn/core/input.hpp"
 
 namespace attn {
 namespace {
-
-std::string trim(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    return std::string(s.substr(first, s.find_last_not_of(" \t") - first + 1));
-}
 
 // "a, b, c", each item shown safely
 std::string shown_list(std::span<const std::string> items) {
@@ -29,13 +22,28 @@ std::string shown_list(std::span<const std::string> items) {
     return out;
 }
 
-Error cell_error(const std::string& text) {
-    return {ErrorKind::usage, Field::why, text};
+// " (did you mean 'book'?)" when one of `known` is near `word`, else "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& known) {
+    const auto near = nearest(word, known);
+    return near.empty() ? std::string() : fmt::format(" (did you mean '{}'?)", shown(near.front()));
+}
+
+}  // namespace
+
+std::string trim_blanks(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string_view::npos) {
+        return {};
+    }
+    return std::string(text.substr(first, text.find_last_not_of(" \t") - first + 1));
 }
 
 // An index ("2") or a label ("book", "q1") of a row or column.
-std::size_t resolve(const std::string& part, std::span<const std::string> labels,
-                    std::string_view what, const std::string& cell) {
+std::size_t parse_index(const std::string& part, std::span<const std::string> labels,
+                        std::string_view what, std::string_view cell, Field field) {
+    const auto cell_error = [field](const std::string& text) {
+        return Error(ErrorKind::usage, field, text);
+    };
     std::size_t index = 0;
     const auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
     if (!part.empty() && ec == std::errc() && ptr == part.data() + part.size()) {
@@ -80,28 +88,48 @@ std::size_t resolve(const std::string& part, std::span<const std::string> labels
         names.push_back(repeated ? fmt::format("{}#{}", labels[i], i) : labels[i]);
     }
     throw cell_error(
-        fmt::format("{} {}: no {} '{}', expected an index from 0 to {} or one of: {}{}", subject,
-                    shown(cell), what, shown(part), labels.size() - 1, shown_list(names),
-                    labels.size() > 12 ? ", ..." : ""));
+        fmt::format("{} {}: no {} '{}'{}, expected an index from 0 to {} or one of: {}{}", subject,
+                    shown(cell), what, shown(part),
+                    did_you_mean(part, std::vector<std::string>(labels.begin(), labels.end())),
+                    labels.size() - 1, shown_list(names), labels.size() > 12 ? ", ..." : ""));
 }
 
-}  // namespace
-
-CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout) {
-    const std::string cell = trim(raw);
+CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout,
+                   const CellNames& allowed) {
+    const std::string cell = trim_blanks(raw);
     const std::string_view text = cell;
     const auto& steps = steps_in(trace, layout);
-    std::vector<std::string> names;
+    const auto cell_error = [&allowed](const std::string& message) {
+        return Error(ErrorKind::usage, allowed.field, message);
+    };
+    std::vector<std::string> names;    // as listed: the first head's
+    std::vector<std::string> all_ids;  // every name that may be given, for did-you-mean
+    const auto may_name = [&](const Step& s) {
+        return s.kind != StepKind::tokens &&
+               (allowed.ids.empty() ||
+                std::find(allowed.ids.begin(), allowed.ids.end(), s.id) != allowed.ids.end());
+    };
     for (const auto& s : steps) {
-        if (s.kind != StepKind::tokens && s.head <= 1) {
-            names.push_back(s.id);
+        if (may_name(s)) {
+            all_ids.push_back(s.id);
+            if (s.head <= 1) {
+                names.push_back(s.id);
+            }
         }
     }
+    const bool other_heads = std::any_of(steps.begin(), steps.end(),
+                                         [&](const Step& s) { return may_name(s) && s.head > 1; });
+    // an example with the labels of a step that may be named (--why: the weights' tokens)
+    const Step* first = allowed.ids.empty() ? nullptr : find_step(trace, names.front(), layout);
+    const std::string example =
+        first == nullptr
+            ? fmt::format("scores[0,1] or weights[{},{}]", shown(trace.tokens.front()),
+                          shown(trace.tokens.back()))
+            : fmt::format("{}[0,1] or {}[{},{}]", first->id, first->id,
+                          shown(first->row_labels.front()), shown(first->col_labels.back()));
     const std::string valid = fmt::format(
-        "expected NAME[ROW,COL] with NAME one of: {}{}, and ROW, COL an index or a label, e.g. "
-        "scores[0,1] or weights[{},{}]",
-        shown_list(names), trace.heads.size() > 1 ? " (and head2. ... for the other heads)" : "",
-        shown(trace.tokens.front()), shown(trace.tokens.back()));
+        "expected NAME[ROW,COL] with NAME one of: {}{}, and ROW, COL an index or a label, e.g. {}",
+        shown_list(names), other_heads ? " (and head2. ... for the other heads)" : "", example);
     const auto open = text.find('[');
     const auto comma = text.find(',', open == std::string_view::npos ? 0 : open);
     if (open == std::string_view::npos || comma == std::string_view::npos || text.empty() ||
@@ -109,17 +137,20 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout) {
         throw cell_error(
             fmt::format("{} '{}' is not a cell name, {}", subject, shown(cell), valid));
     }
-    const std::string name = trim(text.substr(0, open));
-    const std::string row = trim(text.substr(open + 1, comma - open - 1));
-    const std::string col = trim(text.substr(comma + 1, text.size() - comma - 2));
+    std::string name = trim_blanks(text.substr(0, open));
+    for (const auto& [alias, id] : allowed.aliases) {
+        name = name == alias ? id : name;
+    }
+    const std::string row = trim_blanks(text.substr(open + 1, comma - open - 1));
+    const std::string col = trim_blanks(text.substr(comma + 1, text.size() - comma - 2));
     const auto step =
         std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return s.id == name; });
-    if (step == steps.end() || step->kind == StepKind::tokens) {
-        throw cell_error(
-            fmt::format("{} {}: no matrix '{}', {}", subject, shown(cell), shown(name), valid));
+    if (step == steps.end() || !may_name(*step)) {
+        throw cell_error(fmt::format("{} {}: no matrix '{}'{}, {}", subject, shown(cell),
+                                     shown(name), did_you_mean(name, all_ids), valid));
     }
-    return {step->id, resolve(row, step->row_labels, "row", cell),
-            resolve(col, step->col_labels, "column", cell), layout};
+    return {step->id, parse_index(row, step->row_labels, "row", cell, allowed.field),
+            parse_index(col, step->col_labels, "column", cell, allowed.field), layout};
 }
 
 }  // namespace attn

@@ -74,6 +74,7 @@ constexpr auto field_names = std::to_array<std::string_view>({
     "the theme",                     // theme
     "the steps",                     // steps
     "the cell",                      // why
+    "the change",                    // set
     "the number of training steps",  // train_steps
     "the number of epochs",          // epochs
     "the tolerance",                 // tolerance

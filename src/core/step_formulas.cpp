@@ -182,7 +182,14 @@ Formula mask(const Trace& t, bool columns) {
         }
         f.close(Bracket::index).op(Op::equals);
     };
-    if (c.mask == MaskKind::file) {
+    if (c.mask == MaskKind::file && t.mask_source.kind == Source::Kind::set) {
+        f.sym(sym("M")).op(Op::equals).word("a mask given cell by cell");  // a what-if's
+        if (padded) {
+            f.op(Op::comma).word("and");
+            cell();
+            f.num("0").word("for the <pad> keys j");
+        }
+    } else if (c.mask == MaskKind::file) {
         f.sym(sym("M")).op(Op::equals).word("mask from").word(t.mask_source.path);
         if (padded) {
             f.op(Op::comma).word("and");

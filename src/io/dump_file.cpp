@@ -24,7 +24,7 @@
 #include "reader.hpp"
 
 namespace attn {
-Loaded read_dump(const std::string& path, std::size_t max_memory) {
+Loaded read_dump(const std::string& path, std::size_t max_memory, WhatIfRecord* what_if) {
     Reader r(path, max_memory);
     const Value root = r.document("attn.trace", "a JSON dump written by attn explain --json");
     const Value& version = r.require(root, "", "schema_version", "the dump's schema_version");
@@ -104,6 +104,10 @@ Loaded read_dump(const std::string& path, std::size_t max_memory) {
     c.tokenizer = tokenizer_value(r, r.require(config, "config", "tokenizer", "the tokenizer"),
                                   "config.tokenizer");
 
+    const WhatIfRecord record = dump::read_what_if(r, root);
+    if (what_if != nullptr) {
+        *what_if = record;
+    }
     Input& in = out.input;
     in.sentence = r.string_value(r.require(root, "", "sentence", "the sentence"), "sentence");
     if (const Value* d = root.find("description")) {
@@ -138,6 +142,7 @@ Loaded read_dump(const std::string& path, std::size_t max_memory) {
             r.fail(sentence, "sentence", e.what());
         }
         expected.insert(expected.end(), c.n_pad, std::string(pad_token));
+        dump::swap_tokens(r, root, record, expected);  // a what-if's swapped tokens
         for (std::size_t i = 0; i < std::max(expected.size(), in.tokens.size()); ++i) {
             if (i >= in.tokens.size() || i >= expected.size() || in.tokens[i] != expected[i]) {
                 const std::string found =
@@ -163,10 +168,12 @@ Loaded read_dump(const std::string& path, std::size_t max_memory) {
                 const std::string text = r.string_value(*kind, where);
                 if (text == "file") {
                     s.kind = Source::Kind::file;
+                } else if (text == "set" && key == "mask") {
+                    s.kind = Source::Kind::set;  // a what-if's mask (--set)
                 } else if (text != "seeded") {
                     r.fail(*kind, where,
-                           fmt::format("the source is \"{}\", expected \"seeded\" or \"file\"",
-                                       shown(text)));
+                           fmt::format("the source is \"{}\", expected \"seeded\" or \"file\"{}",
+                                       shown(text), key == "mask" ? " (or \"set\")" : ""));
                 }
             }
             if (const Value* p = v->find("path")) {
@@ -285,6 +292,7 @@ Loaded read_dump(const std::string& path, std::size_t max_memory) {
                    "the positions are not \"none\", expected \"none\" (Q, K and V are given, so "
                    "no positions are added)");
         }
+        dump::check_what_if(r, root, out, record);
         return out;
     }
     check_tokenization();
@@ -341,8 +349,9 @@ Loaded read_dump(const std::string& path, std::size_t max_memory) {
                fmt::format("d_model is {}, but the embeddings have {} columns, expected the same",
                            c.d_model, in.x.cols()));
     }
+    dump::check_what_if(r, root, out, record);
     // Provenance: numbers the dump says were seeded must be what its seed gives.
-    dump::check_provenance(r, root, out);
+    dump::check_provenance(r, root, out, record);
     return out;
 }
 

@@ -70,7 +70,8 @@ void expect_numbers(const Reader& r, const Value& values, const std::string& whe
 
 }  // namespace
 
-void dump::check_provenance(const Reader& r, const Value& root, const Loaded& loaded) {
+void dump::check_provenance(const Reader& r, const Value& root, const Loaded& loaded,
+                            const WhatIfRecord& what_if) {
     const Input& in = loaded.input;
     const Config& c = loaded.config;
     const Value& steps = *root.find("steps");
@@ -107,6 +108,28 @@ void dump::check_provenance(const Reader& r, const Value& root, const Loaded& lo
                 value = 0.0;  // padding: a zero vector
             }
         }
+        for (std::size_t i = 0; i < what_if.changes.size(); ++i) {
+            const Change& swap = what_if.changes[i];
+            if (!swap.is_token()) {
+                continue;
+            }
+            const Value& before =
+                *root.find("what_if")->find("changes")->items[i].find("embedding_before");
+            const Matrix seeded = seeded_embeddings({swap.token_before}, c.d_model, c.seed, hand);
+            for (std::size_t j = 0; j < seeded.cols(); ++j) {
+                if (!same_number(swap.embedding_before[j], seeded(0, j))) {
+                    r.fail(before.items[j],
+                           index(child(index("what_if.changes", i), "embedding_before"), j),
+                           fmt::format("the dump says {}, but {} {} for \"{}\", expected the "
+                                       "same number (the token before was seeded like the "
+                                       "others)",
+                                       number_text(swap.embedding_before[j]), seed_gives,
+                                       number_text(seeded(0, j)), shown(swap.token_before)));
+                }
+            }
+        }
+        dump::set_recorded(
+            r, root, what_if, "embeddings", fresh, [](std::size_t) { return true; }, seed_gives);
         const auto [values, where] = values_of("embeddings");
         expect_numbers(r, *values, where, fresh, seed_gives,
                        "sources.embeddings says the embeddings were seeded");
@@ -119,15 +142,23 @@ void dump::check_provenance(const Reader& r, const Value& root, const Loaded& lo
                 std::copy(row.row(0).begin(), row.row(0).end(), fresh.row(i).begin());
             }
         }
+        dump::set_recorded(
+            r, root, what_if, "embeddings", fresh,
+            [&](std::size_t row) {
+                return std::find(seeded.begin(), seeded.end(), in.tokens[row]) != seeded.end();
+            },
+            seed_gives);
         const auto [values, where] = values_of("embeddings");
         expect_numbers(r, *values, where, fresh, seed_gives,
                        "sources.embeddings.seeded_tokens says these tokens' vectors were seeded");
     }
     if (in.weights_source.kind == Source::Kind::seeded) {
-        const Weights fresh = seeded_weights(c);
+        Weights fresh = seeded_weights(c);
         for (const auto& [id, matrix] :
              {std::pair{"W_Q", &fresh.w_q}, std::pair{"W_K", &fresh.w_k},
               std::pair{"W_V", &fresh.w_v}, std::pair{"W_O", &fresh.w_o}}) {
+            dump::set_recorded(
+                r, root, what_if, id, *matrix, [](std::size_t) { return true; }, seed_gives);
             const auto [values, where] = values_of(id);
             if (values == nullptr && matrix->empty()) {
                 continue;
@@ -159,9 +190,9 @@ namespace {
 // the recomputation, value by value in the recomputation's order, so that the recomputed dump
 // is never held: neither as text nor as a tree. The first difference is an error at its place
 // in the dump.
-class Comparison {
+class DumpWalk {
   public:
-    Comparison(const Reader& r, const Value& stored) : r_(r), root_(stored) {}
+    DumpWalk(const Reader& r, const Value& stored) : r_(r), root_(stored) {}
 
     // ---- nlohmann's SAX interface, for the recomputed dump
     bool null() {
@@ -433,7 +464,7 @@ void verify_dump(const std::string& path, const RecomputedDump& recomputed,
     // computed), within what --max-memory leaves beside the run
     Reader r(path, max_memory);
     const Value stored = r.document("attn.trace", "a JSON dump written by attn explain --json");
-    Comparison comparison(r, stored);
+    DumpWalk comparison(r, stored);
     io_detail::PieceStream fresh(recomputed);
     try {
         (void)nlohmann::json::sax_parse(fresh.stream(), &comparison,

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
 #include "lesson.hpp"
 
@@ -67,6 +68,8 @@ std::string tokens_text(const Trace& t) {
         out +=
             "The causal mask uses it: a token may attend only to the tokens at or before its "
             "index.";
+    } else if (t.mask_source.kind == Source::Kind::set) {
+        out += "The mask uses it: it says by index which tokens each may attend to.";
     } else if (t.config.mask == MaskKind::file) {
         out +=
             "The mask from the file uses it: it says by index which tokens each may attend "
@@ -275,7 +278,17 @@ std::string mask_text(const Trace& t, const Step& step) {
     const auto& c = t.config;
     std::string what;
     std::string_view pytorch;
-    if (c.mask == MaskKind::file) {
+    if (t.mask_source.kind == Source::Kind::set) {
+        const bool kind = t.comparison && t.comparison->mask_before != MaskKind::none;
+        what = fmt::format(
+            "The mask of the run as given{}, with the cells that --set changed: {} i says "
+            "which tokens token i may attend to.",
+            kind ? fmt::format(" ({})", to_string(t.comparison->mask_before)) : "",
+            step.transposed ? "column" : "row");
+        pytorch =
+            "nn.MultiheadAttention's attn_mask uses the opposite, True\u00A0=\u00A0blocked, so "
+            "pass it the negation of this matrix";
+    } else if (c.mask == MaskKind::file) {
         what = fmt::format("A mask given in a file: {} i says which tokens token i may attend to.",
                            step.transposed ? "column" : "row");
         pytorch =

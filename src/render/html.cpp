@@ -10,6 +10,7 @@
 
 #include "attn/core/cell.hpp"
 #include "attn/core/ops.hpp"
+#include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
 #include "html_parts.hpp"
 #include "lesson.hpp"
@@ -84,8 +85,11 @@ std::string colour(double v, double scale, bool weights) {
 }
 
 // A step's matrix as a table: every cell coloured, with its value, its labels and (for the
-// worked arithmetic) its place as data attributes; attention weights with their sums.
-void matrix_table(toolkit::Spool& out, const Step& step, const TextStyle& style) {
+// worked arithmetic) its place as data attributes; attention weights with their sums. With
+// `before` (a what-if's or attn diff's same step, of the same shape) the cells that differ
+// are of class "changed", their value before in data-old.
+void matrix_table(toolkit::Spool& out, const Step& step, const TextStyle& style,
+                  const Step* before) {
     const bool weights = step.kind == StepKind::attention;
     double scale = 0.0;
     if (step.matrix != nullptr) {
@@ -108,16 +112,30 @@ void matrix_table(toolkit::Spool& out, const Step& step, const TextStyle& style)
         for (std::size_t c = 0; c < step.shape.cols; ++c) {
             if (step.kind == StepKind::mask) {
                 const bool ok = step.mask->allowed(r, c);
-                out += fmt::format("<td style=\"{}\">{}</td>",
-                                   ok ? "background:#dfe8f5" : "background:#eee;color:#999",
-                                   ok ? 1 : 0);
+                const bool was = before != nullptr && before->mask->allowed(r, c);
+                out += fmt::format(
+                    "<td style=\"{}\"{}>{}</td>",
+                    ok ? "background:#dfe8f5" : "background:#eee;color:#999",
+                    before != nullptr && was != ok
+                        ? fmt::format(" class=\"changed\" data-rl=\"{}\" data-cl=\"{}\" "
+                                      "data-old=\"{}\"",
+                                      html(step.row_labels[r]), html(step.col_labels[c]),
+                                      was ? 1 : 0)
+                        : std::string(),
+                    ok ? 1 : 0);
                 continue;
             }
             const double v = (*step.matrix)(r, c);
+            const bool changed = before != nullptr && (*before->matrix)(r, c) != v;
             out += fmt::format(
-                "<td style=\"{}\" data-r=\"{}\" data-c=\"{}\" data-rl=\"{}\" data-cl=\"{}\" "
-                "data-v=\"{}\">{}</td>",
-                colour(v, scale, weights), r, c, html(step.row_labels[r]), html(step.col_labels[c]),
+                "<td style=\"{}\"{} data-r=\"{}\" data-c=\"{}\" data-rl=\"{}\" "
+                "data-cl=\"{}\" data-v=\"{}\">{}</td>",
+                colour(v, scale, weights),
+                changed ? fmt::format(" class=\"changed\" data-old=\"{}\"",
+                                      html(format_checkable((*before->matrix)(r, c),
+                                                            style.precision, true)))
+                        : std::string(),
+                r, c, html(step.row_labels[r]), html(step.col_labels[c]),
                 std::isinf(v) ? std::string("-inf") : fmt::format("{}", v),
                 html(numbers.format(v, true)));
         }
@@ -194,6 +212,20 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         "</ul>\n<p class=\"note\">Hover over (or tab to) a query token in an attention table "
         "to see where its attention goes; hover over any number for its exact value and how "
         "it was computed.</p>\n";
+    const Comparison* cmp = trace.comparison.get();
+    if (cmp != nullptr) {  // a what-if or attn diff: what changed, before the steps that show it
+        out += fmt::format(
+            "<section class=\"what-changed\" id=\"what-changed\" "
+            "data-before=\"{}\">\n<h2>{}</h2>\n",
+            html(cmp->before_name.empty() ? "the run as given" : cmp->before_name),
+            cmp->before_name.empty() ? "What changed, and why" : "What differs, and why");
+        for (const auto& paragraph : lesson::what_changed(trace, style.precision)) {
+            out += "<p>" + html(paragraph) + "</p>\n";
+        }
+        out +=
+            "<p class=\"note\">Cells that changed are outlined and marked *; hover over one "
+            "for its value before.</p>\n</section>\n";
+    }
     for (const auto& step : steps) {
         if (!style.steps.empty() &&
             std::find(style.steps.begin(), style.steps.end(), step.id) == style.steps.end()) {
@@ -220,19 +252,30 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
                 out += "<p class=\"note\">" + html(n) + "</p>\n";
             }
         }
+        const Step* before =
+            cmp == nullptr ? nullptr : find_step(cmp->before, step.id);  // same id, row layout
+        if (before != nullptr && !(before->shape == step.shape)) {
+            before = nullptr;
+        }
         if (step.kind == StepKind::tokens) {
             out += "<p class=\"tokens\">";
             for (std::size_t i = 0; i < trace.tokens.size(); ++i) {
-                out += fmt::format("<span><small>{}</small>{}</span>", i, html(trace.tokens[i]));
+                const bool swapped = before != nullptr && before->row_labels[i] != trace.tokens[i];
+                out += swapped ? fmt::format(
+                                     "<span class=\"changed\" data-old=\"{}\" "
+                                     "tabindex=\"0\"><small>{}</small>{}</span>",
+                                     html(before->row_labels[i]), i, html(trace.tokens[i]))
+                               : fmt::format("<span><small>{}</small>{}</span>", i,
+                                             html(trace.tokens[i]));
             }
             out += "</p>\n</section>\n";
             continue;
         }
         const bool weights = step.kind == StepKind::attention;
         if (report::compact(trace, step)) {
-            report::heatmap(out, step, style);
+            report::heatmap(out, step, style, before);
         } else {
-            matrix_table(out, step, style);
+            matrix_table(out, step, style, before);
         }
 
         if ((step.kind == StepKind::matrix || weights) && !report::compact(trace, step)) {

@@ -80,7 +80,7 @@ bool compact(const Trace& trace, const Step& step) {
            step.kind != StepKind::tokens;
 }
 
-void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style) {
+void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style, const Step* before) {
     const bool weights = step.kind == StepKind::attention;
     const bool mask = step.kind == StepKind::mask;
     const std::size_t rows = step.shape.rows;
@@ -207,7 +207,36 @@ void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style) {
         }
         sum_levels.finish();
     }
+    if (before != nullptr) {  // a what-if's: which cells differ, and their values before
+        const auto number = [mask](const Step& s, std::size_t r, std::size_t c) {
+            return mask ? (s.allowed(r, c) ? 1.0 : 0.0) : s.value(r, c);
+        };
+        out += "\",\"changed\":\"";
+        Base64Out changed(out);
+        for (std::size_t r = 0; r < rows; ++r) {
+            for (std::size_t c = 0; c < cols; ++c) {
+                changed.put(number(step, r, c) != number(*before, r, c) ? 1 : 0);
+            }
+        }
+        changed.finish();
+        out += "\",\"old\":\"";
+        Base64Out old(out);
+        for (std::size_t r = 0; r < rows; ++r) {
+            for (std::size_t c = 0; c < cols; ++c) {
+                const auto bits = std::bit_cast<std::uint64_t>(number(*before, r, c));
+                for (std::size_t b = 0; b < 8; ++b) {
+                    old.put(static_cast<std::uint8_t>(bits >> (8 * b)));
+                }
+            }
+        }
+        old.finish();
+    }
     out += "\"}</script>\n";
+    if (before != nullptr) {
+        out +=
+            "<p class=\"note\">The cells that differ are tinted orange; hover one for its "
+            "value before.</p>\n";
+    }
     if (weights) {
         out +=
             "<div class=\"legend\">0 <span class=\"bar\" style=\"background:"

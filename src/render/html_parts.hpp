@@ -29,6 +29,9 @@ bool compact(const Trace& trace, const Step& step);
 /// The compact heatmap of `step`: a note, the canvas the page's script draws, and its data
 /// (each cell's palette level, the palette, every value as a double, the labels).
 /// Written to `out` as it is made (a 1,000-token step's values are 8 MB: never held whole).
-void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style);
+/// With `before` (a what-if's or attn diff's same step, of the same shape), the cells that
+/// differ are tinted and their values there shown on hover, as the tables outline them.
+void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style,
+             const Step* before = nullptr);
 
 }  // namespace attn::report

@@ -17,6 +17,7 @@
 
 #include "attn/core/ops.hpp"
 #include "attn/core/parallel.hpp"
+#include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
 #include "attn/version.hpp"
 #include "json_out.hpp"
@@ -29,24 +30,7 @@ namespace {
 
 using json_out::array;
 using json_out::JsonOut;
-
-void source(JsonOut& j, const Source& s) {
-    j.raw("{\"kind\": ");
-    j.string(s.kind == Source::Kind::file ? "file" : "seeded");
-    if (s.kind == Source::Kind::file) {
-        j.raw(", \"path\": ");
-        j.string(s.path);
-    }
-    if (!s.layout.empty()) {
-        j.raw(", \"layout\": ");
-        j.string(s.layout);
-    }
-    if (!s.seeded_tokens.empty()) {
-        j.raw(", \"seeded_tokens\": ");
-        array(j, s.seeded_tokens);
-    }
-    j.raw("}");
-}
+using json_out::source;
 
 constexpr std::string_view row_indent = "\n        ";
 
@@ -452,6 +436,10 @@ void render_json(const Trace& t, const Sink& sink) {
             j.key(",\n  ", "loss_after_update");
             j.number(t.backward->loss_after);
         }
+    }
+    if (t.comparison && t.comparison->before_name.empty()) {  // --set: what was changed
+        j.key(",\n  ", "what_if");
+        json_out::write_what_if(j, t);
     }
     j.key(",\n  ", "warnings");
     const auto warnings = lesson::warnings(t);

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "attn/core/model.hpp"
+#include "attn/core/trace.hpp"
 #include "attn/render/render.hpp"
 #include "json_text.hpp"
 
@@ -86,5 +88,31 @@ void array(JsonOut& j, const Items& items) {
     }
     j.raw("]");
 }
+
+/// A source of numbers: {"kind": "seeded"}, {"kind": "file", "path": ...}, {"kind": "set"}
+inline void source(JsonOut& j, const Source& s) {
+    j.raw("{\"kind\": ");
+    j.string(s.kind == Source::Kind::file  ? "file"
+             : s.kind == Source::Kind::set ? "set"
+                                           : "seeded");
+    if (s.kind == Source::Kind::file) {
+        j.raw(", \"path\": ");
+        j.string(s.path);
+    }
+    if (!s.layout.empty()) {
+        j.raw(", \"layout\": ");
+        j.string(s.layout);
+    }
+    if (!s.seeded_tokens.empty()) {
+        j.raw(", \"seeded_tokens\": ");
+        array(j, s.seeded_tokens);
+    }
+    j.raw("}");
+}
+
+/// The what-if a run was made with (--set; Trace::comparison): its changes, with the values
+/// before and after, so that --from can put the run before them back together
+/// (json_whatif.cpp).
+void write_what_if(JsonOut& j, const Trace& trace);
 
 }  // namespace attn::json_out

@@ -10,6 +10,7 @@
 #include "attn/render/render.hpp"
 
 #include "attn/core/utf8.hpp"
+#include "attn/core/whatif.hpp"
 #include "narrative.hpp"
 #include "notation.hpp"
 
@@ -91,8 +92,13 @@ constexpr auto titles = std::to_array<std::string_view>({
 });
 static_assert(titles.size() == step_op_count);
 
-std::string mask_title(const Config& c) {
+std::string mask_title(const Trace& t) {
+    const Config& c = t.config;
     const bool padded = c.n_pad > 0;
+    if (t.mask_source.kind == Source::Kind::set) {
+        return padded ? "Mask, with cells set by --set and padding"
+                      : "Mask, with cells set by --set";
+    }
     if (c.mask == MaskKind::file) {
         return padded ? "Mask from a file, with padding" : "Mask from a file";
     }
@@ -103,6 +109,15 @@ std::string mask_title(const Config& c) {
 }
 
 }  // namespace
+
+std::string mask_name(const Trace& t) {
+    if (t.mask_source.kind == Source::Kind::set) {
+        return t.comparison ? fmt::format("{}, with cells set by --set",
+                                          to_string(t.comparison->mask_before))
+                            : "with cells set by --set";
+    }
+    return std::string(to_string(t.config.mask));
+}
 
 // "0, 4 and 9"; a long list is cut: "0, 229, 245, 261, 551, ... (14 in all)"
 std::string join_indices(const std::vector<std::size_t>& indices) {
@@ -153,7 +168,7 @@ std::string title(const Trace& t, const Step& step) {
         return "Scores, not scaled";
     }
     if (step.op == StepOp::mask) {
-        return mask_title(t.config);
+        return mask_title(t);
     }
     if (is_backward(step.op)) {
         return backward_title(step);
@@ -231,6 +246,14 @@ std::string heading(const Trace& t, const Step& step) {
 }
 
 std::vector<SummaryItem> summary(const Trace& t) {
+    auto lines = summary_of_run(t);
+    if (auto item = comparison_item(t)) {
+        lines.push_back(std::move(*item));
+    }
+    return lines;
+}
+
+std::vector<SummaryItem> summary_of_run(const Trace& t) {
     std::vector<SummaryItem> lines;
     const auto& c = t.config;
     if (!t.description.empty()) {
@@ -305,9 +328,7 @@ std::vector<SummaryItem> summary(const Trace& t) {
     }
     if (t.qkv_given) {  // no embeddings, no weights: nothing is seeded
         lines.push_back(
-            {"sizes",
-             fmt::format("d_k = {}, d_v = {}; mask: {}", c.d_k, c.d_v, to_string(c.mask)),
-             {}});
+            {"sizes", fmt::format("d_k = {}, d_v = {}; mask: {}", c.d_k, c.d_v, mask_name(t)), {}});
         lines.push_back(
             {"numbers",
              fmt::format("Q, K and V read from {}; the walk-through starts from them, so "
@@ -319,12 +340,12 @@ std::vector<SummaryItem> summary(const Trace& t) {
     if (c.n_heads > 1) {
         lines.push_back({"sizes",
                          fmt::format("d_model = {}, {} heads of d_k = {}, d_v = {}; mask: {}",
-                                     c.d_model, c.n_heads, c.d_k, c.d_v, to_string(c.mask)),
+                                     c.d_model, c.n_heads, c.d_k, c.d_v, mask_name(t)),
                          {}});
     } else {
         lines.push_back({"sizes",
                          fmt::format("d_model = {}, d_k = {}, d_v = {}; mask: {}", c.d_model, c.d_k,
-                                     c.d_v, to_string(c.mask)),
+                                     c.d_v, mask_name(t)),
                          {}});
     }
     lines.push_back({"numbers",

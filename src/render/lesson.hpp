@@ -3,6 +3,7 @@
 // computes (its op) and the run's configuration; the notes that quote a trace's own numbers;
 // the summary of a run and its warnings. Written in Unicode; renderers escape or transliterate.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,8 +43,11 @@ struct SummaryItem {
     std::vector<std::string> more;  ///< further sentences that belong to it
 };
 
-/// The summary of a run: the lesson, the sentence, the sizes, where the numbers came from.
+/// The summary of a run: the lesson, the sentence, the sizes, where the numbers came from,
+/// and a what-if's changes.
 std::vector<SummaryItem> summary(const Trace& trace);
+/// The summary without the what-if's item.
+std::vector<SummaryItem> summary_of_run(const Trace& trace);
 
 /// The summary as a list of a markup: a line `item_start` KEY `key_end` VALUE per item, each
 /// further sentence on a line of its own indented by two spaces; all of it through `escape`.
@@ -53,11 +57,28 @@ std::string summary_list(const Trace& trace, toolkit::Escape escape, std::string
 /// Warnings about the numbers (rows with every key masked), for stderr and every output.
 std::vector<std::string> warnings(const Trace& trace);
 
+// A what-if (--set) or attn diff (Trace::comparison; whatif_words.cpp).
+
+/// The summary's item about the comparison: what was changed, or the two dumps compared.
+std::optional<SummaryItem> comparison_item(const Trace& trace);
+/// The note under a step's matrix: how many cells differ from the run compared with, where
+/// and by how much.
+std::string change_note(const Trace& trace, const Step& step, int precision);
+/// The closing section, paragraph by paragraph: what was changed, which steps moved, the
+/// attention weights that moved most, the output rows that changed and why. Cells are named
+/// as `layout` shows them.
+std::vector<std::string> what_changed(const Trace& trace, int precision,
+                                      Layout layout = Layout::row);
+
 /// The backward pass's steps (target, loss, gradient, update; backward_words.cpp): the
 /// title, the explanation and the notes that quote the numbers.
 std::string backward_title(const Step& step);
 std::string backward_explanation(const Trace& trace, const Step& step);
 Notes backward_notes(const Trace& trace, const Step& step, int precision);
+
+/// The mask's kind as the summary says it: "causal", "file", or "causal, with cells set by
+/// --set" for a what-if's mask.
+std::string mask_name(const Trace& trace);
 
 /// A token quoted for prose: 'book'.
 std::string quoted(const std::string& token);

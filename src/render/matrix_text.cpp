@@ -54,9 +54,10 @@ std::vector<double> shown_sums(const Step& step) {
 
 class MatrixPrinter {
   public:
-    MatrixPrinter(Writer& w, const Step& step)
+    MatrixPrinter(Writer& w, const Step& step, const Step* before)
         : w_(w),
           step_(step),
+          before_(before != nullptr && before->shape == step.shape ? before : nullptr),
           sums_(step.kind != StepKind::attention ? std::vector<double>{} : shown_sums(step)) {}
 
     void print() {
@@ -66,8 +67,15 @@ class MatrixPrinter {
         const std::size_t edge =
             std::max<std::size_t>(1, std::min<std::size_t>(10, style.max_rows / 2));
         rows_ = n_rows > style.max_rows ? pick(n_rows, edge, edge) : pick(n_rows, n_rows, 0);
-        // whole numbers without decimals, tiny ones in scientific notation (table_numbers)
+        // whole numbers without decimals, tiny ones in scientific notation (table_numbers); a
+        // what-if's values before, printed under the changed ones, in the same notation: the
+        // more precise of the two runs'
         numbers_ = table_numbers(step_, style.precision);
+        if (before_ != nullptr) {
+            const TableNumbers was = table_numbers(*before_, style.precision);
+            numbers_.precision = std::max(numbers_.precision, was.precision);
+            numbers_.scientific = numbers_.scientific && was.scientific;
+        }
 
         // one width for every cell, so columns line up across blocks
         cell_w_ = 1;
@@ -77,6 +85,9 @@ class MatrixPrinter {
             }
             for (std::size_t c = 0; c < n_cols; ++c) {
                 cell_w_ = std::max(cell_w_, toolkit::width_of(cell(*r, c)));
+                if (changed(*r, c)) {  // the value before goes under it, in the same width
+                    cell_w_ = std::max(cell_w_, toolkit::width_of(old_cell(*r, c)));
+                }
             }
         }
         if (is_attention()) {
@@ -95,6 +106,11 @@ class MatrixPrinter {
         for (const auto& r : rows_) {
             if (r) {
                 label_w_ = std::max(label_w_, toolkit::width_of(row_label(*r)));
+                for (std::size_t c = 0; before_ != nullptr && c < n_cols; ++c) {
+                    if (changed(*r, c)) {
+                        label_w_ = std::max(label_w_, was_label().size());
+                    }
+                }
             }
         }
 
@@ -196,11 +212,43 @@ class MatrixPrinter {
         return numbers_.format(step_.value(r, c), w_.style().unicode);
     }
 
-    [[nodiscard]] std::string painted_cell(std::size_t r, std::size_t c) const {
-        if (shaded_) {
-            return pad_left(cell(r, c), cell_w_ - 1) + std::string(shade(step_.value(r, c)));
+    // A what-if: whether the shown cell differs from the run before, and its value there.
+    [[nodiscard]] bool changed(std::size_t r, std::size_t c) const {
+        if (before_ == nullptr) {
+            return false;
         }
-        std::string s = pad_left(cell(r, c), cell_w_);
+        if (step_.kind == StepKind::mask) {
+            return step_.allowed(r, c) != before_->allowed(r, c);
+        }
+        return step_.value(r, c) != before_->value(r, c);
+    }
+    [[nodiscard]] std::string old_cell(std::size_t r, std::size_t c) const {
+        if (step_.kind == StepKind::mask) {
+            return before_->allowed(r, c) ? "1" : "0";
+        }
+        return numbers_.format(before_->value(r, c), w_.style().unicode);
+    }
+    [[nodiscard]] static std::string was_label() { return "was"; }
+
+    // The cell with the two spaces before it; a changed one marked * in the first of them, or
+    // right before its number when it is padded.
+    [[nodiscard]] std::string spaced_cell(std::size_t r, std::size_t c) const {
+        if (!changed(r, c)) {
+            return "  " + painted_cell(r, c, cell(r, c));
+        }
+        return " " + painted_cell(r, c, "*" + cell(r, c), 1);
+    }
+
+    // `text` (the cell, maybe marked) padded to the cell's width plus `extra` and painted.
+    [[nodiscard]] std::string painted_cell(std::size_t r, std::size_t c, const std::string& text,
+                                           std::size_t extra = 0) const {
+        if (shaded_) {
+            return pad_left(text, cell_w_ - 1 + extra) + std::string(shade(step_.value(r, c)));
+        }
+        std::string s = pad_left(text, cell_w_ + extra);
+        if (changed(r, c) && !is_attention()) {
+            return w_.paint(s, "1");  // bold: the number that changed
+        }
         if (is_attention()) {
             return w_.paint(
                 s, toolkit::heat_sgr(step_.value(r, c), w_.style().color_depth, w_.style().theme));
@@ -269,7 +317,7 @@ class MatrixPrinter {
                 for (std::size_t i = 0; i < cols.size(); ++i) {
                     const auto& c = cols[i];
                     line += boundary(c, i) ? " " + bar : "";
-                    line += "  " + (c ? painted_cell(*r, *c) : pad_left(h_ellipsis, cell_w_));
+                    line += c ? spaced_cell(*r, *c) : "  " + pad_left(h_ellipsis, cell_w_);
                 }
                 if (sums) {
                     line +=
@@ -282,6 +330,9 @@ class MatrixPrinter {
                 line.pop_back();
             }
             w_.line(line);
+            if (r) {
+                was_line(*r, cols, bar);
+            }
         }
         if (is_attention() && step_.transposed) {
             // the column layout: each column (one query) sums to 1
@@ -301,8 +352,37 @@ class MatrixPrinter {
         }
     }
 
+    // Under a row with changed cells: 'was' and their old values, each under its cell.
+    void was_line(std::size_t r, const std::vector<std::optional<std::size_t>>& cols,
+                  const std::string& bar) {
+        if (std::none_of(cols.begin(), cols.end(),
+                         [&](const auto& c) { return c && changed(r, *c); })) {
+            return;
+        }
+        std::string line = "  " + w_.paint(pad_left(was_label(), label_w_), "2") + " " + bar;
+        std::size_t pending = 0;  // spaces not yet written: none at the end of the line
+        for (std::size_t i = 0; i < cols.size(); ++i) {
+            const auto& c = cols[i];
+            const bool boundary = c && i > 0 &&
+                                  std::find(step_.col_breaks.begin(), step_.col_breaks.end(), *c) !=
+                                      step_.col_breaks.end();
+            pending += boundary ? 2 : 0;
+            if (c && changed(r, *c)) {
+                const std::string old = old_cell(r, *c);
+                const std::size_t width = cell_w_ - (shaded_ ? 1 : 0);
+                line += std::string(pending + 2 + width - toolkit::width_of(old), ' ') +
+                        w_.paint(old, "2");
+                pending = shaded_ ? 1 : 0;
+            } else {
+                pending += 2 + cell_w_;
+            }
+        }
+        w_.line(line);
+    }
+
     Writer& w_;
     const Step& step_;
+    const Step* before_ = nullptr;  // a what-if's: the same step before, of the same shape
     std::vector<double> sums_;
     TableNumbers numbers_;
     bool shaded_ = false;  // a shade glyph after each weight: one more column per cell
@@ -314,8 +394,8 @@ class MatrixPrinter {
 
 }  // namespace
 
-void print_matrix(Writer& w, const Step& step) {
-    MatrixPrinter(w, step).print();
+void print_matrix(Writer& w, const Step& step, const Step* before) {
+    MatrixPrinter(w, step, before).print();
 }
 
 }  // namespace attn::text

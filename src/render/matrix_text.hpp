@@ -7,8 +7,10 @@
 namespace attn::text {
 
 /// The matrix (or mask) of `step` with its labels, split into blocks of columns or elided to
-/// fit the width; attention weights as a heatmap with their sums and its legend.
-void print_matrix(Writer& w, const Step& step);
+/// fit the width; attention weights as a heatmap with their sums and its legend. With
+/// `before` (the same step of the run compared with, a what-if's or attn diff's), the cells
+/// that differ are marked * and a line 'was' under each such row holds their old values.
+void print_matrix(Writer& w, const Step& step, const Step* before = nullptr);
 
 /// Attention weights too many for the table (overview_text.cpp): every weight as one shaded
 /// character, or blocks of them averaged to fit the width, each query shaded against its own

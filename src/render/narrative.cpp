@@ -387,6 +387,9 @@ Notes notes(const Trace& t, const Step& step, int shown_precision) {
         default:
             break;
     }
+    if (t.comparison) {  // a what-if or attn diff: what differs here from the run before
+        n.after.push_back(change_note(t, step, precision));
+    }
     return n;
 }
 

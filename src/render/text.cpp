@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "attn/core/utf8.hpp"
+#include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
 #include "lesson.hpp"
 #include "matrix_text.hpp"
@@ -47,7 +48,16 @@ std::string shapes_line(const Step& step) {
     return out.empty() ? shape_text(step.shape) : out + " → " + shape_text(step.shape);
 }
 
-void print_tokens(Writer& w, const Step& step) {
+// A what-if's or attn diff's: the same step of the run compared with, or nullptr.
+const Step* before_of(const Trace& trace, const Step& step) {
+    if (!trace.comparison) {
+        return nullptr;
+    }
+    return find_step(trace.comparison->before, step.id,
+                     step.transposed ? Layout::col : Layout::row);
+}
+
+void print_tokens(Writer& w, const Step& step, const Step* before) {
     const auto& tokens = step.row_labels;
     const auto shown = tokens.size() > 100
                            ? toolkit::shown_indices(tokens.size(), 50, 10)
@@ -55,8 +65,13 @@ void print_tokens(Writer& w, const Step& step) {
     std::vector<std::string> items;
     items.reserve(shown.size());
     for (const auto& i : shown) {
-        items.push_back(i ? fmt::format("[{}] {}", *i, toolkit::terminal(tokens[*i]))
-                          : std::string(w.style().unicode ? "…" : "..."));
+        const bool swapped = i && before != nullptr && *i < before->row_labels.size() &&
+                             before->row_labels[*i] != tokens[*i];
+        items.push_back(!i ? std::string(w.style().unicode ? "…" : "...")
+                        : swapped
+                            ? fmt::format("[{}] *{} (was {})", *i, toolkit::terminal(tokens[*i]),
+                                          toolkit::terminal(before->row_labels[*i]))
+                            : fmt::format("[{}] {}", *i, toolkit::terminal(tokens[*i])));
     }
     const std::size_t width = std::max<std::size_t>(w.style().width, 20);
     std::string current = "  ";
@@ -87,6 +102,22 @@ void print_heading(Writer& w, std::string_view title) {
     for (const auto& line :
          toolkit::heading_rule(w.text(title), w.style().width, w.style().unicode)) {
         w.line(w.paint(line, "1"));
+    }
+}
+
+// A what-if's or attn diff's closing section's title.
+std::string what_changed_title(const Trace& trace) {
+    return trace.comparison->before_name.empty() ? "What changed, and why"
+                                                 : "What differs, and why";
+}
+
+// A what-if's or attn diff's closing section: what changed in the output, and why.
+void print_what_changed(Writer& w, const Trace& trace) {
+    w.line();
+    print_heading(w, what_changed_title(trace));
+    for (const auto& paragraph :
+         lesson::what_changed(trace, w.style().precision, w.style().layout)) {
+        w.paragraph(paragraph);
     }
 }
 
@@ -193,6 +224,15 @@ void write_pages(const Trace& trace, const TextStyle& style,
             "scores Kᵀ · Q have a row per key and a column per query, and softmax runs down "
             "each column.");
     }
+    if (trace.comparison) {
+        w.line();
+        w.paragraph(fmt::format("A cell marked * differs from {}; the line 'was' under its row "
+                                "holds its value there.",
+                                trace.comparison->before_name.empty()
+                                    ? "the run as given"
+                                    : trace.comparison->before_name + " (A)"),
+                    "", "2");
+    }
     // a page is handed over when the next is made: the warnings go at the end of the last
     TextPage page{"", "", w.take()};
     const auto next = [&](std::string title, std::string number, std::string text) {
@@ -238,9 +278,9 @@ void write_pages(const Trace& trace, const TextStyle& style,
         }
         w.line();
         if (step->kind == StepKind::tokens) {
-            print_tokens(w, *step);
+            print_tokens(w, *step, before_of(trace, *step));
         } else {
-            print_matrix(w, *step);
+            print_matrix(w, *step, before_of(trace, *step));
         }
         if (style.explanations && !notes.after.empty()) {
             w.line();
@@ -249,6 +289,10 @@ void write_pages(const Trace& trace, const TextStyle& style,
             }
         }
         next(w.text(lesson::heading(trace, *step)), step->number, w.take());
+    }
+    if (trace.comparison) {
+        print_what_changed(w, trace);
+        next(w.text(what_changed_title(trace)), "", w.take());
     }
     const auto warnings = lesson::warnings(trace);
     if (!warnings.empty()) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "attn/core/whatif.hpp"
 #include "lesson.hpp"
 #include "narrative.hpp"
 #include "notation.hpp"
@@ -164,6 +165,15 @@ std::string Why::render() {
             "{} is an input of the walk-through, not computed from other "
             "steps: {}.",
             notation::symbol(step.symbol, notation::Style::unicode), source_of(base, i)));
+        if (t_.comparison && t_.comparison->before_name.empty()) {
+            // a what-if: a cell --set changed is not what its source gave
+            for (const Change& c : t_.comparison->changes) {
+                if (c.step_id == step.id && c.row == i && c.col == j) {
+                    line(fmt::format("But this cell was set by --set: it is {} instead of {}.",
+                                     num(c.after), num(c.before)));
+                }
+            }
+        }
     }
     return std::move(out_);
 }
@@ -421,6 +431,9 @@ std::string Why::blocked_reason(std::size_t i, std::size_t j) const {
     }
     if (t_.config.mask == MaskKind::causal && j > i) {
         return " (the causal mask: it comes later in the sentence)";
+    }
+    if (t_.mask_source.kind == Source::Kind::set) {
+        return " (the mask says so: the run as given, with the cells --set changed)";
     }
     if (t_.config.mask == MaskKind::file) {
         return " (the mask from " + toolkit::terminal(t_.mask_source.path) + " says so)";

@@ -9,7 +9,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { chromium } = require(path.join(__dirname, '..', 'oracles', 'node_modules', 'playwright-core'));
+const { openPage, fixed } = require('./page.js');
 
 const [attn, executablePath, screenshot] = process.argv.slice(2);
 const failures = [];
@@ -30,15 +30,10 @@ const mib = html.length / 1048576;
 console.log(`the page: ${mib.toFixed(1)} MiB`);
 check(mib < 24, `the page is ${mib.toFixed(1)} MiB, expected a compact one (under 24)`);
 check(!/<table class="matrix attention"/.test(html), 'a 500 × 500 attention table was written');
-const fixed = (v) => { const s = v.toFixed(4); return /^-0(\.0*)?$/.test(s) ? s.substring(1) : s; };
 
 (async () => {
-  const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const { browser, page, problems } = await openPage(executablePath);
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems = [];
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-    page.on('pageerror', (e) => problems.push(String(e)));
     await page.goto('file://' + path.join(dir, 'report.html'));
     await page.waitForSelector('html[data-ready="ok"]', { timeout: 120000 });
     check(problems.length === 0, 'errors on the page: ' + problems.join('; '));

@@ -63,13 +63,16 @@ TEST_CASE("cell names: labels, indices, heads", "[why]") {
 
 TEST_CASE("bad cell names list what is valid", "[why]") {
     const auto t = integer();
-    CHECK_THAT(error_of(t, "score[x1,x2]"), Catch::Contains("no matrix 'score'") &&
-                                                Catch::Contains("scores") &&
+    CHECK_THAT(error_of(t, "score[x1,x2]"), Catch::Contains("no matrix 'score' (did you mean "
+                                                            "'scores'?)") &&
                                                 Catch::Contains("e.g. scores[0,1]"));
     CHECK_THAT(error_of(t, "scores"), Catch::Contains("is not a cell name"));
     CHECK_THAT(
         error_of(t, "scores[x1,x9]"),
-        Catch::Contains("no column 'x9', expected an index from 0 to 2 or one of: x1, x2, x3"));
+        Catch::Contains("no column 'x9' (did you mean 'x1'?), expected an index from 0 to 2 or "
+                        "one of: x1, x2, x3"));
+    CHECK_THAT(error_of(t, "scores[x1,book]"),
+               Catch::Contains("no column 'book', expected") && !Catch::Contains("did you mean"));
     CHECK_THAT(error_of(t, "scores[7,x1]"), Catch::Contains("row 7 is out of range"));
     attn::Config c;
     const auto repeated = attn::explain(attn::seeded_input("the cat the", c), c);

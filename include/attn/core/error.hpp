@@ -53,6 +53,7 @@ enum class Field {
     theme,
     steps,
     why,
+    set,          ///< a what-if's CELL=VALUE
     train_steps,  ///< attn train --steps
     epochs,
     tolerance,  ///< the last: tables indexed by Field have field_count rows

@@ -134,7 +134,8 @@ struct Weights {
 
 /// Where a set of numbers came from, for the output to say so.
 struct Source {
-    enum class Kind { seeded, file } kind = Kind::seeded;
+    /// seeded, read from a file, or (the mask) the run's own with cells changed by --set
+    enum class Kind { seeded, file, set } kind = Kind::seeded;
     std::string path;  ///< the file, when kind == file
     /// Tokens that were not in the file and got seeded vectors (--unknown random).
     std::vector<std::string> seeded_tokens;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +21,8 @@
 #include "attn/core/weights_rule.hpp"
 
 namespace attn {
+
+struct Comparison;  // attn/core/whatif.hpp
 
 /// Every number of one attention head. Shapes use the legend of ops.hpp; d_k and d_v are
 /// one head's widths.
@@ -224,6 +227,10 @@ struct TraceNumbers : Provenance {  // the lesson and where its inputs came from
     std::optional<Backward> backward;
     /// A GPT-2 checkpoint's walk: the steps before and after the heads (explain_gpt2).
     std::optional<Gpt2Walk> gpt2;
+    /// A what-if (--set) or attn diff: the run this one is compared with, what differs in
+    /// their inputs and by how much each step moved (attn/core/whatif.hpp); null otherwise.
+    /// Renderers mark the cells that differ and show the values before.
+    std::shared_ptr<const Comparison> comparison;
 };
 
 /// A walk-through: its numbers and its steps, which point into them.

@@ -12,6 +12,7 @@
 #include "attn/core/attention.hpp"
 #include "attn/core/check.hpp"
 #include "attn/core/input.hpp"
+#include "attn/core/whatif.hpp"
 
 namespace attn {
 
@@ -42,7 +43,12 @@ QkvFile read_qkv(const std::string& path, std::size_t max_memory = default_max_m
 /// The tokens must be the sentence's (cut by the recorded tokenizer, then n_pad "<pad>"),
 /// each non-empty and without white space or controls; numbers that the dump's sources say
 /// were seeded must be what its seed gives, and sinusoidal positions the formula's.
-Loaded read_dump(const std::string& path, std::size_t max_memory = default_max_memory);
+/// A what-if's dump (--set, its "what_if" member) is checked against its changes: the tokens
+/// are the sentence's with the recorded swaps made, seeded numbers the seed's with the recorded
+/// cells set, each change's value after the dump's own and its value before what the seed (or
+/// the mask's kind) gives; the record is returned in `what_if` when asked for.
+Loaded read_dump(const std::string& path, std::size_t max_memory = default_max_memory,
+                 WhatIfRecord* what_if = nullptr);
 
 /// Writes the dump of the run recomputed from a dump's inputs (render_json of
 /// explain(read_dump(path))) to the sink it is given, piece by piece.

@@ -15,17 +15,37 @@
     tip.style.top = Math.max(8, top) + 'px';
   }
   function hide() { tip.style.display = 'none'; }
-  document.querySelectorAll('td[data-v]').forEach(function (td) {
+  // a what-if or attn diff: what the run compared with is called
+  var compared = document.getElementById('what-changed');
+  var before = compared ? compared.getAttribute('data-before') : '';
+  document.querySelectorAll('td[data-v], td[data-old]').forEach(function (td) {
     td.addEventListener('mouseenter', function (e) {
       var table = td.closest('table');
       var key = table.getAttribute('data-step') + '|' + td.getAttribute('data-r') + '|' +
                 td.getAttribute('data-c');
       var text = table.getAttribute('data-step') + '[' + td.getAttribute('data-rl') + ', ' +
-                 td.getAttribute('data-cl') + '] = ' + td.getAttribute('data-v');
+                 td.getAttribute('data-cl') + '] = ' +
+                 (td.hasAttribute('data-v') ? td.getAttribute('data-v') : td.textContent);
+      if (td.hasAttribute('data-old')) {
+        text += '\nwas ' + td.getAttribute('data-old') + ' in ' + before;
+      }
       if (why[key]) { text += '\n\n' + why[key]; }
       show(text, e.clientX, e.clientY);
     });
     td.addEventListener('mouseleave', hide);
+  });
+  document.querySelectorAll('.tokens span[data-old]').forEach(function (span) {
+    function tell(x, y) {
+      show(span.lastChild.textContent + ': was ' + span.getAttribute('data-old') + ' in ' +
+           before, x, y);
+    }
+    span.addEventListener('mouseenter', function (e) { tell(e.clientX, e.clientY); });
+    span.addEventListener('focus', function () {
+      var box = span.getBoundingClientRect();
+      tell(box.left, box.bottom);
+    });
+    span.addEventListener('mouseleave', hide);
+    span.addEventListener('blur', hide);
   });
   // a query token of an attention table: highlight its row and draw its weights as bars
   document.querySelectorAll('table.attention').forEach(function (table) {
@@ -122,6 +142,27 @@
       }
     }
     context.putImageData(image, 0, 0);
+    // a what-if or attn diff: the cells that differ tinted on a canvas above, see-through
+    var changed = data.changed ? bytesOf(data.changed) : null;
+    var old = data.old ? new DataView(bytesOf(data.old).buffer) : null;
+    if (changed) {
+      var tint = document.createElement('canvas');
+      tint.className = 'changes';
+      tint.width = wide;
+      tint.height = rows;
+      tint.style.width = canvas.style.width;
+      tint.style.height = canvas.style.height;
+      var marks = tint.getContext('2d').createImageData(wide, rows), count = 0;
+      for (var i = 0; i < rows * cols; i++) {
+        if (!changed[i]) { continue; }
+        var at = 4 * (Math.floor(i / cols) * wide + i % cols);
+        marks.data.set([217, 95, 2, 90], at);
+        count++;
+      }
+      tint.getContext('2d').putImageData(marks, 0, 0);
+      canvas.after(tint);
+      box.setAttribute('data-changed', String(count));
+    }
     function value(r, c) { return values.getFloat64((r * cols + c) * 8, true); }
     function fixed(v) {
       if (!isFinite(v)) { return v < 0 ? '\u2212\u221e' : '\u221e'; }
@@ -132,9 +173,18 @@
       if (c >= cols) { return '\u03a3 of row ' + data.rowLabels[r] + ' (' + r + ') = ' + data.sums[r]; }
       var at = data.step + '[' + data.rowLabels[r] + ' (' + r + '), ' + data.colLabels[c] +
                ' (' + c + ')] = ';
-      if (data.mask) { return at + (levels[r * cols + c] === 255 ? '0: may not attend' : '1: may attend'); }
+      if (data.mask) {
+        return at + (levels[r * cols + c] === 255 ? '0: may not attend' : '1: may attend') +
+               wasText(r, c);
+      }
       var v = value(r, c);
-      return at + fixed(v) + (isFinite(v) && fixed(v) !== String(v) ? '  (' + v + ')' : '');
+      return at + fixed(v) + (isFinite(v) && fixed(v) !== String(v) ? '  (' + v + ')' : '') +
+             wasText(r, c);
+    }
+    function wasText(r, c) {
+      if (!changed || !changed[r * cols + c]) { return ''; }
+      var w = old.getFloat64((r * cols + c) * 8, true);
+      return '\nwas ' + (data.mask ? String(w) : fixed(w)) + ' in ' + before;
     }
     function cross(r, c) {
       rowCross.style.cssText = 'display:block;left:0;top:' + (r * size) + 'px;width:' +
