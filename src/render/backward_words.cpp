@@ -103,7 +103,7 @@ std::string backward_explanation(const Trace& t, const Step& step) {
             "backwards through every step above to find, for every number of the model, which "
             "way and how strongly to nudge it to come closer: the backward pass, which is how "
             "weights are learned.",
-            b.target_path, out, out);
+            toolkit::terminal(b.target_path), out, out);
     }
     if (step.op == StepOp::loss) {
         return fmt::format(
