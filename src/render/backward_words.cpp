@@ -248,7 +248,12 @@ Notes backward_notes(const Trace& t, const Step& step, int precision) {
             const double after = b.loss_after;
             // down, up or (a zero gradient, or η too small for a double) exactly the same
             n.after.push_back(
-                after == before
+                !std::isfinite(after)
+                    ? fmt::format("With the updated weights the same input gives L = {}: the "
+                                  "numbers overflowed a double, so the step was far too large "
+                                  "(try a much smaller --lr).",
+                                  format_number(after, p, true))
+                : after == before
                     ? fmt::format("With the updated weights the same input gives L = {}, exactly "
                                   "as before: the step changed the weights too little to change "
                                   "the loss (every gradient is 0, or η is too small).",
