@@ -258,8 +258,7 @@ std::string render_scaling_comparison(const TrainSettings& s, const TrainResult&
     const Window u_half = mean_around(unscaled, 0.5);
     const Window s_half = mean_around(scaled, 0.5);
     // the verdict from the means over both windows, a quarter and half of the way
-    const auto slower = [](const Window& a1, const Window& a2, const Window& b1,
-                           const Window& b2) {
+    const auto slower = [](const Window& a1, const Window& a2, const Window& b1, const Window& b2) {
         return a1.mean > 1.1 * b1.mean && a2.mean > 1.1 * b2.mean;
     };
     const std::string verdict =
