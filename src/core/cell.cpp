@@ -85,6 +85,45 @@ std::size_t resolve(const std::string& part, std::span<const std::string> labels
                     labels.size() > 12 ? ", ..." : ""));
 }
 
+// The name a gradient step shows in its header, an alias of its id: dW_Q for grad.W_Q, dS′
+// for grad.scaled_scores, head2.dQ for head2.grad.Q; empty for a step that is no gradient.
+std::string gradient_name(const Step& s) {
+    const auto grad = s.id.find("grad.");
+    if (grad == std::string::npos || !s.symbol.base.starts_with("d")) {
+        return {};
+    }
+    return s.id.substr(0, grad) + s.symbol.base + (s.symbol.sub.empty() ? "" : "_" + s.symbol.sub) +
+           (s.symbol.prime ? "′" : "");
+}
+
+// Whether `name` names step `s`: its id, or the name a gradient shows (with ' for ′; a head's
+// own as head2.dW_Q or as its header writes it, dW_Q_2)
+bool is_named(const Step& s, const std::string& name) {
+    if (s.id == name) {
+        return true;
+    }
+    const std::string alias = gradient_name(s);
+    if (alias.empty()) {
+        return false;
+    }
+    std::vector<std::string> aliases{alias};
+    if (s.symbol.head > 0) {
+        aliases.push_back(alias.substr(alias.find('.') + 1) + "_" + std::to_string(s.symbol.head));
+    }
+    for (std::string a : aliases) {
+        if (name == a) {
+            return true;
+        }
+        if (const auto at = a.find("′"); at != std::string::npos) {
+            a.replace(at, std::string_view("′").size(), "'");
+            if (name == a) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout) {
@@ -94,7 +133,8 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout) {
     std::vector<std::string> names;
     for (const auto& s : steps) {
         if (s.kind != StepKind::tokens && s.head <= 1) {
-            names.push_back(s.id);
+            const std::string alias = gradient_name(s);
+            names.push_back(alias.empty() ? s.id : fmt::format("{} ({})", s.id, alias));
         }
     }
     const std::string valid = fmt::format(
@@ -103,6 +143,16 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout) {
         shown_list(names), trace.heads.size() > 1 ? " (and head2. ... for the other heads)" : "",
         shown(trace.tokens.front()), shown(trace.tokens.back()));
     const auto open = text.find('[');
+    // a step of one cell (the loss) needs no [ROW,COL]
+    if (open == std::string_view::npos) {
+        const auto one = std::find_if(steps.begin(), steps.end(), [&](const Step& s) {
+            return s.kind != StepKind::tokens && is_named(s, cell) && s.shape.rows == 1 &&
+                   s.shape.cols == 1;
+        });
+        if (one != steps.end()) {
+            return {one->id, 0, 0, layout};
+        }
+    }
     const auto comma = text.find(',', open == std::string_view::npos ? 0 : open);
     if (open == std::string_view::npos || comma == std::string_view::npos || text.empty() ||
         text.back() != ']') {
@@ -113,7 +163,7 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout) {
     const std::string row = trim(text.substr(open + 1, comma - open - 1));
     const std::string col = trim(text.substr(comma + 1, text.size() - comma - 2));
     const auto step =
-        std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return s.id == name; });
+        std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return is_named(s, name); });
     if (step == steps.end() || step->kind == StepKind::tokens) {
         throw cell_error(
             fmt::format("{} {}: no matrix '{}', {}", subject, shown(cell), shown(name), valid));
