@@ -268,7 +268,7 @@ Backward backward(const Trace& t, const Matrix& target, const std::string& targe
         b.target_labels.push_back(fmt::format("y{}", c));
     }
     b.loss = Matrix(1, 1, mse_loss(t.output, target));
-    if (!std::isfinite(b.loss(0, 0))) {
+    if (!std::isfinite(b.loss(0, 0)) && target.cols() > 0) {
         // finite numbers, but a difference whose square passes the largest double: name the
         // cell with the largest difference
         std::size_t worst = 0;
