@@ -268,6 +268,26 @@ Backward backward(const Trace& t, const Matrix& target, const std::string& targe
         b.target_labels.push_back(fmt::format("y{}", c));
     }
     b.loss = Matrix(1, 1, mse_loss(t.output, target));
+    if (!std::isfinite(b.loss(0, 0)) && target.cols() > 0) {
+        // finite numbers, but a difference whose square passes the largest double: name the
+        // cell with the largest difference
+        std::size_t worst = 0;
+        for (std::size_t i = 1; i < target.size(); ++i) {
+            if (std::abs(t.output.data()[i] - target.data()[i]) >
+                std::abs(t.output.data()[worst] - target.data()[worst])) {
+                worst = i;
+            }
+        }
+        const std::size_t r = worst / target.cols();
+        const std::size_t c = worst % target.cols();
+        const char* out = projected ? "O" : "Z";
+        throw Error(ErrorKind::input,
+                    fmt::format("{}: \"target\"[{}][{}] is {:g} and {}[{}, {}] is {:g}: the "
+                                "loss, the mean of ({} − Y)², overflows to infinity (a double "
+                                "holds at most about 1.8e308), expected numbers that differ by "
+                                "less than about 1e154",
+                                target_path, r, c, target(r, c), out, r, c, t.output(r, c), out));
+    }
 
     if (lr) {
         b.lr = lr;

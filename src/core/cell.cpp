@@ -94,6 +94,49 @@ std::size_t parse_index(const std::string& part, std::span<const std::string> la
                     labels.size() - 1, shown_list(names), labels.size() > 12 ? ", ..." : ""));
 }
 
+namespace {
+
+// The name a gradient step shows in its header, an alias of its id: dW_Q for grad.W_Q, dS′
+// for grad.scaled_scores, head2.dQ for head2.grad.Q; empty for a step that is no gradient.
+std::string gradient_name(const Step& s) {
+    const auto grad = s.id.find("grad.");
+    if (grad == std::string::npos || !s.symbol.base.starts_with("d")) {
+        return {};
+    }
+    return s.id.substr(0, grad) + s.symbol.base + (s.symbol.sub.empty() ? "" : "_" + s.symbol.sub) +
+           (s.symbol.prime ? "′" : "");
+}
+
+// Whether `name` names step `s`: its id, or the name a gradient shows (with ' for ′; a head's
+// own as head2.dW_Q or as its header writes it, dW_Q_2)
+bool is_named(const Step& s, const std::string& name) {
+    if (s.id == name) {
+        return true;
+    }
+    const std::string alias = gradient_name(s);
+    if (alias.empty()) {
+        return false;
+    }
+    std::vector<std::string> aliases{alias};
+    if (s.symbol.head > 0) {
+        aliases.push_back(alias.substr(alias.find('.') + 1) + "_" + std::to_string(s.symbol.head));
+    }
+    for (std::string a : aliases) {
+        if (name == a) {
+            return true;
+        }
+        if (const auto at = a.find("′"); at != std::string::npos) {
+            a.replace(at, std::string_view("′").size(), "'");
+            if (name == a) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
 CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout,
                    const CellNames& allowed) {
     const std::string cell = trim_blanks(raw);
@@ -102,7 +145,8 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout,
     const auto cell_error = [&allowed](const std::string& message) {
         return Error(ErrorKind::usage, allowed.field, message);
     };
-    std::vector<std::string> names;    // as listed: the first head's
+    std::vector<std::string> names;    // as listed: the first head's, a gradient with its alias
+    std::vector<std::string> ids;      // their ids
     std::vector<std::string> all_ids;  // every name that may be given, for did-you-mean
     const auto may_name = [&](const Step& s) {
         return s.kind != StepKind::tokens &&
@@ -112,15 +156,20 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout,
     for (const auto& s : steps) {
         if (may_name(s)) {
             all_ids.push_back(s.id);
+            const std::string alias = gradient_name(s);
+            if (!alias.empty()) {
+                all_ids.push_back(alias);
+            }
             if (s.head <= 1) {
-                names.push_back(s.id);
+                ids.push_back(s.id);
+                names.push_back(alias.empty() ? s.id : fmt::format("{} ({})", s.id, alias));
             }
         }
     }
     const bool other_heads = std::any_of(steps.begin(), steps.end(),
                                          [&](const Step& s) { return may_name(s) && s.head > 1; });
     // an example with the labels of a step that may be named (--why: the weights' tokens)
-    const Step* first = allowed.ids.empty() ? nullptr : find_step(trace, names.front(), layout);
+    const Step* first = allowed.ids.empty() ? nullptr : find_step(trace, ids.front(), layout);
     const std::string example =
         first == nullptr
             ? fmt::format("scores[0,1] or weights[{},{}]", shown(trace.tokens.front()),
@@ -131,6 +180,16 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout,
         "expected NAME[ROW,COL] with NAME one of: {}{}, and ROW, COL an index or a label, e.g. {}",
         shown_list(names), other_heads ? " (and head2. ... for the other heads)" : "", example);
     const auto open = text.find('[');
+    // a step of one cell (the loss) needs no [ROW,COL]
+    if (open == std::string_view::npos) {
+        const auto one = std::find_if(steps.begin(), steps.end(), [&](const Step& s) {
+            return may_name(s) && is_named(s, cell) && s.shape.rows == 1 &&
+                   s.shape.cols == 1;
+        });
+        if (one != steps.end()) {
+            return {one->id, 0, 0, layout};
+        }
+    }
     const auto comma = text.find(',', open == std::string_view::npos ? 0 : open);
     if (open == std::string_view::npos || comma == std::string_view::npos || text.empty() ||
         text.back() != ']') {
@@ -144,7 +203,7 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout,
     const std::string row = trim_blanks(text.substr(open + 1, comma - open - 1));
     const std::string col = trim_blanks(text.substr(comma + 1, text.size() - comma - 2));
     const auto step =
-        std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return s.id == name; });
+        std::find_if(steps.begin(), steps.end(), [&](const Step& s) { return is_named(s, name); });
     if (step == steps.end() || !may_name(*step)) {
         throw cell_error(fmt::format("{} {}: no matrix '{}'{}, {}", subject, shown(cell),
                                      shown(name), did_you_mean(name, all_ids), valid));

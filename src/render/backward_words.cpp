@@ -103,7 +103,7 @@ std::string backward_explanation(const Trace& t, const Step& step) {
             "backwards through every step above to find, for every number of the model, which "
             "way and how strongly to nudge it to come closer: the backward pass, which is how "
             "weights are learned.",
-            b.target_path, out, out);
+            toolkit::terminal(b.target_path), out, out);
     }
     if (step.op == StepOp::loss) {
         return fmt::format(
@@ -248,7 +248,12 @@ Notes backward_notes(const Trace& t, const Step& step, int precision) {
             const double after = b.loss_after;
             // down, up or (a zero gradient, or η too small for a double) exactly the same
             n.after.push_back(
-                after == before
+                !std::isfinite(after)
+                    ? fmt::format("With the updated weights the same input gives L = {}: the "
+                                  "numbers overflowed a double, so the step was far too large "
+                                  "(try a much smaller --lr).",
+                                  format_number(after, p, true))
+                : after == before
                     ? fmt::format("With the updated weights the same input gives L = {}, exactly "
                                   "as before: the step changed the weights too little to change "
                                   "the loss (every gradient is 0, or η is too small).",
@@ -337,6 +342,33 @@ Notes backward_notes(const Trace& t, const Step& step, int precision) {
         n.after.push_back(
             fmt::format("The strongest pull is {}{}.", d, largest_cell(step, precision)));
         return n;
+    }
+    if (what == "b_K") {
+        // db_K is 0 in exact arithmetic; what it holds is rounding noise when every cell is
+        // far below the gradient of the keys it sums (a billionth of it)
+        double largest = 0.0;
+        for (std::size_t i = 0; i < b.d_b_k.size(); ++i) {
+            largest = std::max(largest, std::abs(b.d_b_k.data()[i]));
+        }
+        double keys = 0.0;
+        for (const HeadGrads& g : b.heads) {
+            for (std::size_t i = 0; i < g.d_k.size(); ++i) {
+                keys = std::max(keys, std::abs(g.d_k.data()[i]));
+            }
+        }
+        if (largest <= 1e-9 * keys) {
+            n.after.push_back(fmt::format(
+                "db_K is exactly 0 in exact arithmetic: b_K adds the same vector to every key, "
+                "which adds the same number to every score of a row, and softmax ignores a "
+                "number added to a whole row.{}",
+                largest == 0.0
+                    ? std::string(" Here every cell came out 0.")
+                    : fmt::format(" The cells above are rounding errors: at most {} in size, "
+                                  "against {} for the largest cell of dK.",
+                                  format_checkable(largest, prose_digits, true),
+                                  format_number(keys, prose_digits, true))));
+            return n;
+        }
     }
     if (what.starts_with("W_") || what.starts_with("b_") || what == "X") {
         n.after.push_back(

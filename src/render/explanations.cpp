@@ -20,7 +20,7 @@ constexpr std::string_view convention =
 // Where a matrix came from, for "In a trained model it is learned; here it is ...".
 std::string origin(const Trace& t, const Source& s) {
     if (s.kind == Source::Kind::file) {
-        return "read from " + s.path;
+        return "read from " + toolkit::terminal(s.path);
     }
     return fmt::format("seeded from --seed {}", t.config.seed);
 }
@@ -50,7 +50,7 @@ std::string tokens_text(const Trace& t) {
                           ? fmt::format(
                                 "The tokens name the rows of Q, K and V ({}), one token per row. A "
                                 "token's index is its position in the sequence. ",
-                                t.qkv_path)
+                                toolkit::terminal(t.qkv_path))
                           : std::string(
                                 "The sentence is cut into tokens, the units attention works on. A "
                                 "token's index is its position in the sequence. ");
@@ -87,7 +87,7 @@ std::string projection(const Trace& t, const Step& step, std::string_view what,
         return fmt::format(
             "{} i is token i's {}, given as it is (read from {}), as lessons that start from Q, "
             "K and V give it. In a model it would be {} i of X times W_{}.",
-            axis.One(), what, t.qkv_path, axis.one(), letter);
+            axis.One(), what, toolkit::terminal(t.qkv_path), axis.one(), letter);
     }
     const std::string x = t.positions.empty() ? "X" : "X′";
     const Matrix& bias = letter == "Q" ? t.b_q : letter == "K" ? t.b_k : t.b_v;

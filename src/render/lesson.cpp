@@ -19,7 +19,7 @@ namespace {
 
 std::string source_text(const Source& source, std::uint64_t seed, std::string_view seeded_how) {
     if (source.kind == Source::Kind::file) {
-        std::string out = "read from " + source.path;
+        std::string out = "read from " + toolkit::terminal(source.path);
         if (source.layout == "pytorch") {
             out +=
                 " in PyTorch's layout (y\u00A0=\u00A0x·Wᵀ\u00A0+\u00A0b): W_Q, W_K, W_V are the "
@@ -333,7 +333,7 @@ std::vector<SummaryItem> summary_of_run(const Trace& t) {
             {"numbers",
              fmt::format("Q, K and V read from {}; the walk-through starts from them, so "
                          "there are no embeddings or weights and nothing is seeded",
-                         t.qkv_path),
+                         toolkit::terminal(t.qkv_path)),
              {}});
         return lines;
     }

@@ -185,8 +185,9 @@ std::string formula(const Formula& f, Style style) {
                 break;
             case Term::Kind::word:
                 pieces.push_back({tex ? "\\text{ " + toolkit::latex_text(t.text) + " }"
-                                  : style == Style::ascii ? toolkit::to_ascii(t.text)
-                                                          : t.text});
+                                  : style == Style::ascii
+                                      ? toolkit::to_ascii(toolkit::terminal(t.text))
+                                      : toolkit::terminal(t.text)});
                 break;
             case Term::Kind::infinity:
                 pieces.push_back({tex ? "-\\infty" : style == Style::ascii ? "-inf" : "−∞"});

@@ -174,16 +174,43 @@ std::string bars_between(const std::vector<double>& marks, double lo, double hi,
     return out;
 }
 
-// The mean loss of the point that covers step `fraction` of the run, and the last step it covers.
-std::pair<double, std::size_t> loss_at(const TrainResult& r, double fraction) {
+// The mean loss over the steps around step `fraction` of the run: the points (each the mean
+// of `per_point` steps) whose steps meet a window of `window` steps centred there, weighted by
+// the steps each covers. The window as it was: its first and last step.
+struct Window {
+    double mean = 0.0;
+    std::size_t first = 0;
+    std::size_t last = 0;
+};
+
+constexpr std::size_t mean_window = 30;
+
+Window mean_around(const TrainResult& r, double fraction) {
     const auto& points = r.curve.points;
-    if (points.empty()) {
-        return {r.last_loss, r.steps_done};
+    if (points.empty() || r.steps_done == 0) {
+        return {r.last_loss, r.steps_done, r.steps_done};
     }
-    const auto n = static_cast<double>(points.size());
-    const auto i = std::min(points.size() - 1,
-                            static_cast<std::size_t>(std::max(1.0, std::round(n * fraction))) - 1);
-    return {points[i], std::min(r.steps_done, (i + 1) * r.curve.per_point)};
+    const std::size_t per = r.curve.per_point;
+    const auto centre = static_cast<std::size_t>(
+        std::max(1.0, std::round(static_cast<double>(r.steps_done) * fraction)));
+    const std::size_t from = centre > mean_window / 2 ? centre - mean_window / 2 + 1 : 1;
+    const std::size_t to = std::min(r.steps_done, from + mean_window - 1);
+    Window w{0.0, 0, 0};
+    double weight = 0.0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+        const std::size_t first = i * per + 1;
+        const std::size_t last = std::min(r.steps_done, (i + 1) * per);
+        if (last < from || first > to) {
+            continue;
+        }
+        const auto steps = static_cast<double>(last - first + 1);
+        w.mean += points[i] * steps;
+        weight += steps;
+        w.first = w.first == 0 ? first : w.first;
+        w.last = last;
+    }
+    w.mean /= weight;
+    return w;
 }
 
 }  // namespace
@@ -226,39 +253,44 @@ std::string render_scaling_comparison(const TrainSettings& s, const TrainResult&
         "", fmt::format("{}  not scaled (the model file)", bars_between(marks_u, lo, hi, true)));
     out += labelled("", fmt::format("{}  scores / √d_k = {}", bars_between(marks_s, lo, hi, true),
                                     loss_text(sqrt_d_k)));
-    const auto [u_quarter, step_quarter] = loss_at(unscaled, 0.25);
-    const auto [s_quarter, step_quarter_s] = loss_at(scaled, 0.25);
-    const auto [u_half, step_half] = loss_at(unscaled, 0.5);
-    const auto [s_half, step_half_s] = loss_at(scaled, 0.5);
-    (void)step_quarter_s;
-    (void)step_half_s;
+    const Window u_quarter = mean_around(unscaled, 0.25);
+    const Window s_quarter = mean_around(scaled, 0.25);
+    const Window u_half = mean_around(unscaled, 0.5);
+    const Window s_half = mean_around(scaled, 0.5);
+    // the verdict from the means over both windows, a quarter and half of the way
+    const auto slower = [](const Window& a1, const Window& a2, const Window& b1, const Window& b2) {
+        return a1.mean > 1.1 * b1.mean && a2.mean > 1.1 * b2.mean;
+    };
     const std::string verdict =
-        u_quarter > 1.1 * s_quarter
+        slower(u_quarter, u_half, s_quarter, s_half)
             ? fmt::format(
-                  "Without the scaling the loss falls more slowly here, as the scaling "
-                  "step promises: with d_k = {} the unscaled scores are about √{} = {} "
-                  "times larger, softmax saturates, and saturated weights pass back "
-                  "little gradient.",
-                  s.config.d_k, s.config.d_k, loss_text(sqrt_d_k))
-        : s_quarter > 1.1 * u_quarter
+                  "Without the scaling the loss is higher at both, as the scaling step's "
+                  "explanation predicts: from the same seeded weights the unscaled scores "
+                  "start √{} = {} times larger, and the larger the scores, the closer softmax "
+                  "comes to saturating, where it passes back little gradient.",
+                  s.config.d_k, loss_text(sqrt_d_k))
+        : slower(s_quarter, s_half, u_quarter, u_half)
             ? fmt::format(
-                  "Here the run without scaling learned faster: with d_k = {} the scores "
-                  "are small enough that softmax does not saturate, and larger scores "
-                  "only sharpen the weights (try a larger --d-k, e.g. 64, to see the "
-                  "slow-down).",
+                  "Here the run without scaling has the lower loss at both: with d_k = {} "
+                  "the larger unscaled scores sharpened the weights more than they slowed "
+                  "learning (try a larger --d-k, e.g. 64).",
                   s.config.d_k)
             : fmt::format(
-                  "Here both fall about as fast (within 10% a quarter of the way): with "
-                  "d_k = {} the scaling changes little (try a larger --d-k, e.g. 64).",
+                  "Here neither run is ahead by more than 10% at both points: with d_k = {} "
+                  "the scaling changes little here (try a larger --d-k, e.g. 64).",
                   s.config.d_k);
+    const auto steps_of = [](const Window& w) {
+        return w.first == w.last ? fmt::format("step {}", w.first)
+                                 : fmt::format("steps {}–{}", w.first, w.last);
+    };
     out += labelled(
         "",
         fmt::format(
-            "Mean loss around step {}: {} without scaling, {} with it; around step "
-            "{}: {} and {}; the last batch: {} and {}. Held-out accuracy: {} without "
-            "scaling, {} with it. {}",
-            step_quarter, loss_text(u_quarter), loss_text(s_quarter), step_half, loss_text(u_half),
-            loss_text(s_half), loss_text(unscaled.last_loss), loss_text(scaled.last_loss),
+            "Mean loss over {} ({} steps): {} without scaling, {} with it; over {}: {} and {}; "
+            "the last batch: {} and {}. Held-out accuracy: {} without scaling, {} with it. {}",
+            steps_of(u_quarter), u_quarter.last - u_quarter.first + 1, loss_text(u_quarter.mean),
+            loss_text(s_quarter.mean), steps_of(u_half), loss_text(u_half.mean),
+            loss_text(s_half.mean), loss_text(unscaled.last_loss), loss_text(scaled.last_loss),
             percent(count_of(unscaled.held_out_score.accuracy, unscaled.held_out_score.rows),
                     unscaled.held_out_score.rows),
             percent(count_of(scaled.held_out_score.accuracy, scaled.held_out_score.rows),

@@ -9,7 +9,7 @@ overrides and isolates, zero-width and other invisible characters, lone surrogat
 escapes, the metacharacters of HTML, XML, LaTeX and Markdown, "</script>", "<!--", "]]>", and
 very long strings) goes in by every route a string can take: the sentence, a model file's
 description and sentence, the keys of an embeddings file and of a model file (echoed in
-errors), a replayed dump's tokens, a student's answers file, a worksheet. Every run must end
+errors), a --target file's name, a replayed dump's tokens, a student's answers file, a worksheet. Every run must end
 with 0 or, for a refused input, 2; then:
   - the terminal output (stdout and stderr, text, --why, check reports, errors) has no C0
     control but the line feed, no DEL, no C1 control, no bidi control, no invisible format
@@ -263,6 +263,23 @@ def route_worksheet(c, batch):
             c.markdown.append({"file": os.path.join(out, name + ".md"), "texts": []})
 
 
+def route_target(c, batch):
+    """A --target file whose name is hostile: the name is shown in the backward steps."""
+    name = "".join(s for _, s in batch if argv_safe(s)).replace("/", "_")
+    while len(name.encode("utf-8")) > 200:  # a file name is at most 255 bytes
+        name = name[:-1]
+    if not name:
+        return
+    d = c.fresh("-target")
+    os.mkdir(d)
+    path = os.path.join(d, name + ".json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"target": [[1, 0, 0], [0, 1, 0], [0, 0, 1]]}, f)
+    args = ["explain", "This is book", "--target", path, "--backward"]
+    c.outputs("target file name: " + ", ".join(n for n, _ in batch), args)
+    c.attn("target file name (--why target)", [*args, "--why", "target[0,0]"])
+
+
 def compile_latex(c, item):
     label, tex = item
     d = os.path.dirname(tex)
@@ -292,6 +309,7 @@ def main():
             route_embeddings(c, batch)
             route_answers(c, batch, os.path.join(sheet_dir, "answers.json"))
             route_worksheet(c, batch)
+            route_target(c, batch)
         for label, svg in c.svg:
             r = subprocess.run([XMLLINT, "--noout", svg], capture_output=True)
             if r.returncode != 0:

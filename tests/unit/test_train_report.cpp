@@ -92,15 +92,50 @@ TEST_CASE("train report: --no-scale compares the two curves and says what they s
     const auto slow = run({1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3}, 0.5);
     const auto fast = run({1.0, 0.2, 0.1, 0.05, 0.04, 0.03, 0.02, 0.01}, 1.0);
     const std::string text = flattened(attn::render_scaling_comparison(s, slow, fast));
-    CHECK_THAT(text, Catch::Contains("Mean loss around step 2: 0.9000 without scaling, 0.2000 "
-                                     "with it; around step 4: 0.7000 and 0.0500; the last batch: "
-                                     "0.3000 and 0.0100"));
+    // eight steps: the windows are steps 1–8 (around step 2, whole run) and 1–8 again
+    CHECK_THAT(text, Catch::Contains("Mean loss over steps 1–8 (8 steps): 0.6500 without "
+                                     "scaling, 0.1813 with it; over steps 1–8: 0.6500 and "
+                                     "0.1813; the last batch: 0.3000 and 0.0100"));
     CHECK_THAT(text, Catch::Contains("Held-out accuracy: 50.0% without scaling, 100.0% with it"));
-    CHECK_THAT(text, Catch::Contains("Without the scaling the loss falls more slowly here"));
+    CHECK_THAT(text, Catch::Contains("Without the scaling the loss is higher at both"));
     CHECK_THAT(text, Catch::Contains("▁ is 0.0100, █ is 1)"));
     // the other way round, and about the same: the sentence follows the numbers
     CHECK_THAT(flattened(attn::render_scaling_comparison(s, fast, slow)),
-               Catch::Contains("Here the run without scaling learned faster"));
+               Catch::Contains("Here the run without scaling has the lower loss at both"));
     CHECK_THAT(flattened(attn::render_scaling_comparison(s, slow, slow)),
-               Catch::Contains("Here both fall about as fast"));
+               Catch::Contains("Here neither run is ahead by more than 10% at both points"));
+}
+
+TEST_CASE("train report: --no-scale's mean losses are means over the stated window of steps",
+          "[train]") {
+    attn::TrainSettings s;
+    s.config.d_k = 64;
+    s.config.scale_by = attn::ScaleBy::none;
+    // 120 steps, two to a point: point i is the mean of steps 2i+1 and 2i+2, whose losses are
+    // their step numbers, so a window's mean is the mean of its first and last step
+    const auto run = [](double slope) {
+        attn::TrainResult r;
+        r.steps_done = 120;
+        r.curve.per_point = 2;
+        for (std::size_t i = 0; i < 60; ++i) {
+            r.curve.points.push_back(slope * (2.0 * static_cast<double>(i) + 1.5));
+        }
+        r.last_loss = slope * 120.0;
+        r.held_out_score = {1.0, 1.0, 10};
+        return r;
+    };
+    const std::string text = flattened(attn::render_scaling_comparison(s, run(1.0), run(0.5)));
+    // a quarter of the way is step 30: the 30 steps 16–45, whose points cover steps 15–46
+    // (mean 30.5); half way, step 60: steps 46–75, points 45–76 (mean 60.5)
+    CHECK_THAT(text, Catch::Contains("Mean loss over steps 15–46 (32 steps): 30.5000 without "
+                                     "scaling, 15.2500 with it; over steps 45–76: 60.5000 and "
+                                     "30.2500"));
+    CHECK_THAT(text, Catch::Contains("Without the scaling the loss is higher at both"));
+    // a run that is behind a quarter of the way but not half way is not called slower
+    auto mixed = run(1.0);
+    for (std::size_t i = 22; i < 60; ++i) {
+        mixed.curve.points[i] = 0.1;
+    }
+    CHECK_THAT(flattened(attn::render_scaling_comparison(s, mixed, run(0.5))),
+               Catch::Contains("Here neither run is ahead by more than 10% at both points"));
 }

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "attn/core/attention.hpp"
+#include "attn/core/backward.hpp"
 #include "attn/core/cell.hpp"
 #include "attn/core/error.hpp"
 #include "attn/render/render.hpp"
@@ -162,4 +163,42 @@ TEST_CASE("hand arithmetic: seeded numbers are small whole numbers", "[hand]") {
     for (double s : t.heads[0].scaled_scores.data()) {
         CHECK(s == std::round(s));
     }
+}
+
+TEST_CASE("cell names: a gradient by the name its header shows, the loss without [0,0]", "[why]") {
+    // each name and the step id it must name, in a run of `heads` heads
+    const auto check = [](std::size_t heads,
+                          std::initializer_list<std::pair<const char*, const char*>> names) {
+        attn::Config c;
+        c.d_model = 4;
+        c.d_k = 2;
+        c.d_v = 2;
+        c.n_heads = heads;
+        const std::size_t cols = heads > 1 ? 4 : 2;  // d_model with W_O, else d_v
+        const attn::Trace t = attn::with_backward(attn::explain(attn::seeded_input("a b c", c), c),
+                                                  Matrix(3, cols, 0.5), "t.json", std::nullopt);
+        for (const auto& [name, id] : names) {
+            INFO(name);
+            CHECK(attn::parse_cell(name, t).step_id == id);
+        }
+        return t;
+    };
+    const attn::Trace t = check(1, {{"dW_Q[2,1]", "grad.W_Q"},
+                                    {"dS′[a,b]", "grad.scaled_scores"},
+                                    {"dS'[a,b]", "grad.scaled_scores"},
+                                    {"dS[a,b]", "grad.scores"},
+                                    {"dX[0,0]", "grad.X"},
+                                    {"dZ[0,0]", "grad.output"},
+                                    {" loss ", "loss"}});
+    const auto loss = attn::parse_cell("loss", t);
+    CHECK((loss.row == 0 && loss.col == 0));
+    // a matrix of more than one cell still needs its [ROW,COL]
+    CHECK_THAT(error_of(t, "dW_Q"), Catch::Contains("is not a cell name"));
+    // the error lists the names the headers show
+    CHECK_THAT(error_of(t, "dW_X[0,0]"),
+               Catch::Contains("grad.W_Q (dW_Q)") && Catch::Contains("grad.scaled_scores (dS′)"));
+    (void)check(2, {{"head2.dW_Q[0,0]", "head2.grad.W_Q"},
+                    {"dW_Q_2[0,0]", "head2.grad.W_Q"},
+                    {"dW_Q[0,0]", "grad.W_Q"},
+                    {"dW_O[0,0]", "grad.W_O"}});
 }
