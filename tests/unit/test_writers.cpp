@@ -179,3 +179,17 @@ TEST_CASE("html: several heads get a grid of their heatmaps before the steps", "
         attn::render_html(attn::explain(attn::seeded_input("a b", one), one), attn::TextStyle{});
     CHECK(single.find("<section class=\"heads\"") == std::string::npos);
 }
+
+TEST_CASE("svg: the picture is as wide as its title, however few the tokens", "[writers][svg]") {
+    attn::Config c;
+    const auto trace = attn::explain(attn::seeded_input("a b", c), c);
+    const std::string svg = attn::render_svg(trace);
+    const std::string title = "Attention weights A: rows are queries, columns are keys";
+    REQUIRE_THAT(svg, Catch::Contains(">" + title + "</text>"));
+    const auto at = svg.find("<svg ");
+    const int width = std::stoi(svg.substr(svg.find("width=\"", at) + 7));
+    const auto x_at = svg.find("<text x=\"", svg.find("</title>"));
+    const int x = std::stoi(svg.substr(x_at + 9));
+    // bold DejaVu Sans at 15 px averages about 0.62 em a character: the title needs this much
+    CHECK(width >= x + static_cast<int>(0.62 * 15 * static_cast<double>(title.size())));
+}
