@@ -39,6 +39,10 @@ StepSelection select_steps(const std::string& spec, const std::vector<Step>& ste
         if (item.empty()) {
             continue;
         }
+        // a step of its own by that id (the final "output") is that step, not every head's
+        const bool own_step = std::any_of(steps.begin(), steps.end(), [&](const Step& s) {
+            return s.head == 0 && lower(item) == lower(s.id);
+        });
         bool found = false;
         for (const auto& s : steps) {
             // an id (any case), a full number ("3a"), a group number ("3" = 3a, 3b, 3c), or
@@ -46,8 +50,8 @@ StepSelection select_steps(const std::string& spec, const std::vector<Step>& ste
             const std::string group = s.number.substr(0, s.number.find_first_not_of("0123456789"));
             const bool head_match = s.head > 0 && lower(item) == fmt::format("head{}", s.head);
             // "weights" in a run of several heads: that step of every head, shown together
-            const bool every_head =
-                n_heads > 1 && s.head > 0 && lower(item) == lower(std::string(base_id(s.id)));
+            const bool every_head = n_heads > 1 && !own_step && s.head > 0 &&
+                                    lower(item) == lower(std::string(base_id(s.id)));
             if (every_head &&
                 std::find(together.begin(), together.end(), base_id(s.id)) == together.end()) {
                 together.emplace_back(base_id(s.id));

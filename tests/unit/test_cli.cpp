@@ -227,6 +227,9 @@ TEST_CASE("cli: --steps without a head selects that step of every head", "[cli][
     CHECK(two.ids ==
           V{"head1.Q", "head1.weights", "head2.Q", "head2.weights", "head3.Q", "head3.weights"});
     CHECK(two.heads_together == V{"weights", "Q"});  // in the order named
+    // "output" is the layer's output, a step of its own, not every head's
+    CHECK(attn::cli::select_steps("output", steps).ids == V{"output"});
+    CHECK(attn::cli::select_steps("output", steps).heads_together.empty());
     // a head's own step or a whole head stays one head's, in sequence
     const auto one = attn::cli::select_steps("head2.weights,head3", steps);
     CHECK(one.ids.front() == "head2.weights");
