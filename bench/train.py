@@ -64,7 +64,7 @@ def main():
                          for epochs in ("4", "32")]
                   for name, binary in binaries}
         load_after = os.getloadavg()[0]
-    print(f"attn train {args.task} with its defaults {' '.join(threads)}; "
+    print(f"attn train {args.task} with its defaults{''.join(' ' + t for t in threads)}; "
           f"{args.runs} runs each{', interleaved' if args.baseline else ''}; cpus available: "
           f"{len(os.sched_getaffinity(0))}; load average {load_before:.1f} before, "
           f"{load_after:.1f} after")

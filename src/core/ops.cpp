@@ -365,22 +365,37 @@ double Variance::value() const noexcept {
     return std::ldexp(scaled, exponent);
 }
 
+namespace {
+// The sum of the finite entries divided by 2^e (exactly, e = scale_exponent), and how many
+// there are: a sum that cannot overflow however large the entries are.
+struct ScaledSum {
+    double sum = 0.0;
+    std::size_t n = 0;
+    int e = 0;
+};
+ScaledSum scaled_sum(const Matrix& a) {
+    ScaledSum s;
+    s.e = scale_exponent(a.data());
+    for (double x : a.data()) {
+        if (std::isfinite(x)) {
+            s.sum += std::ldexp(x, -s.e);
+            ++s.n;
+        }
+    }
+    return s;
+}
+}  // namespace
+
 Variance variance_of(const Matrix& a) {
     // of the entries divided by 2^e (exactly), so that neither the sum nor the squares overflow
     // however large the entries are; the variance is then 2^(2e) times that
-    const int e = scale_exponent(a.data());
-    double sum = 0.0;
-    std::size_t n = 0;
-    for (double x : a.data()) {
-        if (std::isfinite(x)) {
-            sum += std::ldexp(x, -e);
-            ++n;
-        }
-    }
+    const ScaledSum s = scaled_sum(a);
+    const int e = s.e;
+    const std::size_t n = s.n;
     if (n == 0) {
         return {};
     }
-    const double mean = sum / static_cast<double>(n);
+    const double mean = s.sum / static_cast<double>(n);
     double ss = 0.0;
     for (double x : a.data()) {
         if (std::isfinite(x)) {
@@ -408,16 +423,8 @@ Variance product_variance(const Matrix& a, const Matrix& b) {
 }
 
 std::pair<double, int> scaled_mean(const Matrix& a) {
-    const int e = scale_exponent(a.data());
-    double sum = 0.0;
-    std::size_t n = 0;
-    for (double x : a.data()) {
-        if (std::isfinite(x)) {
-            sum += std::ldexp(x, -e);
-            ++n;
-        }
-    }
-    return {n == 0 ? 0.0 : sum / static_cast<double>(n), n == 0 ? 0 : e};
+    const ScaledSum s = scaled_sum(a);
+    return {s.n == 0 ? 0.0 : s.sum / static_cast<double>(s.n), s.n == 0 ? 0 : s.e};
 }
 
 }  // namespace attn

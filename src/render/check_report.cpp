@@ -38,9 +38,35 @@ constexpr auto mistake_texts = std::to_array<std::string_view>({
 });
 static_assert(mistake_texts.size() == mistake_count);
 
-std::string mistake_text(Mistake m, const Trace& t) {
+// The same in the column layout's words (a worksheet made with --layout col: S = Kᵀ · Q has a
+// row per key and a column per query, Z = V · A), where they differ; empty where they do not.
+constexpr auto column_mistake_texts = std::to_array<std::string_view>({
+    "",  // none
+    "rows and columns are swapped: in S = Kᵀ · Q the rows are keys and the columns queries "
+    "(you computed Qᵀ · K)",
+    "S = Kᵀ · Q is tokens × tokens ({0}×{0}); a d_k × d_k answer ({1}×{1}) is Q · Kᵀ: "
+    "transpose K and put it first",
+    "",
+    "",
+    "",
+    "softmax over the wrong axis: each column (one query, over all keys) must sum to 1, not "
+    "each row",
+    "",
+    "",
+    "you used the rows of A as weights: Z = V · A takes each column of A",
+    "one softmax over the whole matrix: each column (one query's scores) has its own softmax, "
+    "so that each column sums to 1",
+    "",
+});
+static_assert(column_mistake_texts.size() == mistake_count);
+
+std::string mistake_text(Mistake m, const Trace& t, Layout layout) {
     const auto i = static_cast<std::size_t>(m);
-    const std::string_view text = i < mistake_texts.size() ? mistake_texts[i] : "";
+    const std::string_view column =
+        layout == Layout::col && i < column_mistake_texts.size() ? column_mistake_texts[i] : "";
+    const std::string_view text = !column.empty()            ? column
+                                  : i < mistake_texts.size() ? mistake_texts[i]
+                                                             : "";
     if (m == Mistake::scaled_by_d_model) {
         return fmt::format(fmt::runtime(text), t.config.d_model, t.config.d_k);
     }
@@ -183,7 +209,7 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
                                     "out right from them\n",
                                     input.number, lesson::title(t, input));
         } else if (v.mistake != Mistake::none) {
-            out += "    likely mistake: " + mistake_text(v.mistake, t) + "\n";
+            out += "    likely mistake: " + mistake_text(v.mistake, t, style.layout) + "\n";
         } else if (!v.swapped_cells.empty()) {
             std::vector<std::string> cells;
             for (const auto& [r, c] : v.swapped_cells) {

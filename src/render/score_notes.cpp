@@ -4,12 +4,14 @@
 #include <cmath>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "attn/core/ops.hpp"
 #include "attn/render/render.hpp"
 #include "narrative.hpp"
+#include "toolkit.hpp"
 
 namespace attn::lesson {
 namespace {
@@ -53,10 +55,35 @@ bool within_a_percent(const Variance& x, const Variance& y) {
     return std::isfinite(ratio) && std::abs(ratio - 1.0) <= 0.01;
 }
 
+// The product of the numbers.
+double product_of(const std::vector<double>& factors) {
+    double p = 1.0;
+    for (const double x : factors) {
+        p *= x;
+    }
+    return p;
+}
+
+// The decimals at which factors are shown so that their product, as shown, is `product` as
+// shown at `precision` (toolkit::operand_decimals): "0.63245 · 1.41421 = 0.8944", not
+// "0.6325 · 1.4142 = 0.8944" (which gives 0.8945).
+int factor_decimals(const std::vector<double>& factors, double product, int precision) {
+    return toolkit::operand_decimals(factors, product, precision, precision, product_of);
+}
+
 std::string not_near_one(const Trace& t, const Head& head, const std::string& sub, int precision) {
     const auto num = [precision](const Variance& v) { return format_number(v, precision, true); };
     const Variance product{head.variance_q.scaled * head.variance_k.scaled,
                            head.variance_q.exponent + head.variance_k.exponent};
+    // the two variances at the decimals that make their product, as shown, the one shown (when
+    // all three are doubles a reader can multiply; otherwise each at the precision)
+    int factors = precision;
+    if (const double q = head.variance_q.value(), k = head.variance_k.value(), p = product.value();
+        std::isfinite(p) && q >= 0.5 * std::pow(10.0, -precision) &&
+        k >= 0.5 * std::pow(10.0, -precision) && p >= 0.5 * std::pow(10.0, -precision)) {
+        factors = factor_decimals({q, k}, p, precision);
+    }
+    const auto factor = [factors](const Variance& v) { return format_number(v, factors, true); };
     const std::string start = fmt::format(
         "which is not close to 1 (more than {4}% away from it). Scaling guarantees only the "
         "division by d_k: \"about 1\" is what it gives on average when the entries of Q and K "
@@ -64,7 +91,7 @@ std::string not_near_one(const Trace& t, const Head& head, const std::string& su
         "and those of K{0} {2}; for independent entries of mean 0 with these variances, S′{0} "
         "would "
         "have on average their product, {1} · {2} = {3}",
-        sub, num(head.variance_q), num(head.variance_k), num(product), close_percent);
+        sub, factor(head.variance_q), factor(head.variance_k), num(product), close_percent);
     if (close_to(head.variance_scaled, product)) {
         return start + fmt::format(
                            ", and {} is close to that (within {}%): it is the inputs' own "
@@ -329,11 +356,24 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
             static_cast<long long>(exponent)));
         return;
     }
+    // the lengths and the cosine at the decimals that make their product the score as shown;
+    // a whole score of factors that are not whole (4 = √2 · √11 · 0.8528...) with its decimals,
+    // which is as far as a product of rounded factors can give it
+    const double score = head.scores(bi, bj);
+    const bool fixed = is_whole(score) && !(is_whole(qn) && is_whole(kn) && is_whole(cos));
+    const auto score_text = [precision, fixed](double x, bool unicode) {
+        return fixed ? format_number(x, precision, unicode)
+                     : format_checkable(x, precision, unicode);
+    };
+    const int factors = toolkit::operand_decimals(
+        std::vector{qn, kn, cos}, score_text(score, false), precision, product_of,
+        [&score_text](double x) { return score_text(x, false); });
+    const auto factor = [factors](double x) { return format_checkable(x, factors, true); };
     n.after.push_back(fmt::format(
         "For example, {}: {} = |q| · |k| · "
         "cos\u00A0θ = {} · {} · {}. The lengths of the vectors count as much as the angle "
         "between them.",
-        which, num(head.scores(bi, bj)), num(qn), num(kn), num(cos)));
+        which, score_text(score, true), factor(qn), factor(kn), factor(cos)));
     if (score_underflows(qn, kn) && head.scores(bi, bj) != 0.0) {
         n.after.emplace_back(
             "(Numbers this small, below about 2.2e-308, keep fewer correct digits than others, "

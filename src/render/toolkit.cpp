@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -566,6 +567,16 @@ std::vector<const Step*> visible_steps(const Trace& trace, const std::vector<std
         }
     }
     return out;
+}
+
+double as_shown(double x, int decimals) {
+    if (!std::isfinite(x)) {
+        return x;
+    }
+    const std::string s = format_checkable(x, decimals, false);
+    double shown = x;
+    std::from_chars(s.data(), s.data() + s.size(), shown);
+    return shown;
 }
 
 }  // namespace toolkit

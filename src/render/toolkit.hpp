@@ -173,6 +173,39 @@ class Spool {
 };
 
 /// What `render` writes to a sink, as one string.
+// The number a reader takes from `x` shown at `decimals` (format_checkable).
+double as_shown(double x, int decimals);
+
+// The decimals at which worked arithmetic shows its operands so that a reader who computes
+// `f` from them, as shown, gets `result` as it is shown (at `result_decimals`): `decimals`
+// when they are enough, more where rounding the operands would change the result's last digit
+// ("-0.53513 / 1.73205 = -0.3090", since -0.5351 / 1.7321 gives -0.3089), up to
+// max_operand_decimals.
+inline constexpr int max_operand_decimals = 17;
+// The same, the result written by `format` (a number → its text), `want` as it is shown.
+template <typename F, typename Format>
+int operand_decimals(std::span<const double> operands, const std::string& want, int decimals, F f,
+                     Format format) {
+    std::vector<double> shown(operands.size());
+    for (; decimals < max_operand_decimals; ++decimals) {
+        for (std::size_t k = 0; k < operands.size(); ++k) {
+            shown[k] = as_shown(operands[k], decimals);
+        }
+        if (format(f(shown)) == want) {
+            break;
+        }
+    }
+    return decimals;
+}
+template <typename F>
+int operand_decimals(std::span<const double> operands, double result, int result_decimals,
+                     int decimals, F f) {
+    const auto format = [result_decimals](double x) {
+        return format_checkable(x, result_decimals, false);
+    };
+    return operand_decimals(operands, format(result), decimals, f, format);
+}
+
 template <typename Render>
 std::string collect(Render render) {
     std::string out;

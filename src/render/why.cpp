@@ -2,7 +2,6 @@
 // Every "a op b = c" is written from the numbers it shows: the same values and the same rule
 // (WeightsRule) that computed the cell.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -455,16 +454,6 @@ std::string Why::source_of(std::string_view base, std::size_t i) const {
                    : describe(t_.positions_source);
     }
     return describe(t_.weights_source);
-}
-
-double Why::as_shown(double x, int decimals) {
-    if (!std::isfinite(x)) {
-        return x;
-    }
-    const std::string s = format_checkable(x, decimals, false);
-    double shown = x;
-    std::from_chars(s.data(), s.data() + s.size(), shown);
-    return shown;
 }
 
 std::string Why::term_text(const Term& t, int decimals) const {

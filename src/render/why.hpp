@@ -121,31 +121,17 @@ class Why {
         return as_table ? numbers.format(x, style_.unicode) : num(x);
     }
 
-    // The number a reader takes from `x` shown at `decimals`.
-    [[nodiscard]] static double as_shown(double x, int decimals);
+    [[nodiscard]] static double as_shown(double x, int decimals) {
+        return toolkit::as_shown(x, decimals);
+    }
 
-    // The decimals at which a line shows its operands so that a reader who computes `f` from
-    // them, as shown, gets `result` as the line shows it (at `result_decimals`): the tables'
-    // decimals when they are enough, more where rounding the operands would change the
-    // result's last digit ("-0.53514 / 1.73205 = -0.3090", since -0.5351 / 1.7321 gives
-    // -0.3089), up to 17 significant digits.
+    // toolkit::operand_decimals from the tables' decimals (at least prose_digits)
     template <typename F>
     [[nodiscard]] int operand_decimals(const std::vector<double>& operands, double result,
                                        int result_decimals, F f) const {
-        const std::string want = format_checkable(result, result_decimals, false);
-        std::vector<double> shown(operands.size());
-        int decimals = digits();
-        for (; decimals < max_decimals; ++decimals) {
-            for (std::size_t k = 0; k < operands.size(); ++k) {
-                shown[k] = as_shown(operands[k], decimals);
-            }
-            if (format_checkable(f(shown), result_decimals, false) == want) {
-                break;
-            }
-        }
-        return decimals;
+        return toolkit::operand_decimals(operands, result, result_decimals, digits(), f);
     }
-    static constexpr int max_decimals = 17;
+    static constexpr int max_decimals = toolkit::max_operand_decimals;
 
     // One term of a worked sum: a number, a product of two, a square or the square of a
     // difference, with a note after it ("[book]", "(the bias b_Q)").
