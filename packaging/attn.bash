@@ -28,7 +28,15 @@ _attn() {
         --from|--json|--html|--svg|--npz|--target|-o|--output) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --checkpoint) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --head) COMPREPLY=($(compgen -W "all" -- "$cur")); return ;;
-        --seed|--d-model|--d-k|--d-v|--heads|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--set|--steps|--epochs|--blank|--tolerance|--relative-tolerance|--description|--lr)
+        --steps)
+            if [ "$sub" = explain ]; then
+                # the id after the last comma; a head's step without head1. is every head's
+                local before=${cur%"${cur##*,}"}
+                COMPREPLY=($(compgen -P "$before" -W "tokens embeddings positions with_positions W_Q W_K W_V
+                    Q K V scores scaled_scores mask masked_scores weights output concat W_O head1 head2" -- "${cur##*,}"))
+            fi
+            return ;;
+        --seed|--d-model|--d-k|--d-v|--heads|--layer|--threads|--pad-to|--max-memory|--precision|--width|--why|--set|--epochs|--blank|--tolerance|--relative-tolerance|--description|--lr)
             return ;;
     esac
     local opts

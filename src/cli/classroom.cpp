@@ -52,7 +52,7 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     check_layout(trace, style.layout);
     const auto steps = steps_in(trace, style.layout);
     const std::vector<std::string> blank =
-        o.blank.empty() ? default_blank_steps(trace) : select_steps(o.blank, steps);
+        o.blank.empty() ? default_blank_steps(trace) : select_steps(o.blank, steps).ids;
     for (const auto& id : blank) {
         const auto b = base_id(id);
         if (b == "tokens" || b == "mask" ||

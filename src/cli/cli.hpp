@@ -331,9 +331,18 @@ std::size_t text_width(int flag, const Io& io);
 /// the process too: console.hpp); a failed write throws attn::Error (output).
 void present(const Trace& trace, const TextStyle& style, Console& console, Io& io);
 
-/// The step ids selected by a --steps value such as "scores,weights" or "5,7" or "3".
-/// Throws attn::Error (usage) naming the valid choices for an unknown one.
-std::vector<std::string> select_steps(const std::string& spec, const std::vector<Step>& steps);
+/// The steps a --steps value selects, and which of them were named for every head at once.
+struct StepSelection {
+    std::vector<std::string> ids;  ///< in teaching order
+    /// Per-head steps named without a head ("weights" in a run of several heads): the base
+    /// ids, for TextStyle::heads_together.
+    std::vector<std::string> heads_together;
+};
+
+/// The steps selected by a --steps value such as "scores,weights" or "5,7" or "3" or "head2";
+/// a per-head step without "headN." ("weights") selects that step of every head. Throws
+/// attn::Error (usage) naming the valid choices for an unknown one.
+StepSelection select_steps(const std::string& spec, const std::vector<Step>& steps);
 
 /// The value of an enum option: parse_enum<E>(text), or a usage error naming the field and
 /// every spelling.

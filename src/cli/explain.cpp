@@ -299,7 +299,9 @@ int run_explain(const ExplainOptions& options, Io& io) {
     const Trace& trace = computed;
     check_layout(trace, style.layout);
     if (!o.steps.empty()) {
-        style.steps = select_steps(o.steps, steps_in(trace, style.layout));
+        auto selection = select_steps(o.steps, steps_in(trace, style.layout));
+        style.steps = std::move(selection.ids);
+        style.heads_together = std::move(selection.heads_together);
     }
     if (o.head != 0) {
         if (o.head < 1 || static_cast<std::size_t>(o.head) > trace.heads.size()) {

@@ -9,7 +9,7 @@
 #include "words.hpp"
 
 namespace attn::cli {
-std::vector<std::string> select_steps(const std::string& spec, const std::vector<Step>& steps) {
+StepSelection select_steps(const std::string& spec, const std::vector<Step>& steps) {
     std::string valid;
     std::size_t n_heads = 0;
     for (const auto& s : steps) {
@@ -20,14 +20,17 @@ std::vector<std::string> select_steps(const std::string& spec, const std::vector
     }
     if (n_heads > 1) {
         valid += n_heads == 2 ? std::string(
-                                    " (likewise head2.*, or head1 and head2 for all of a "
-                                    "head's steps)")
+                                    " (likewise head2.*; head1 and head2 for all of a "
+                                    "head's steps; a step without head1., such as weights, "
+                                    "for both heads' side by side)")
                               : fmt::format(
-                                    " (likewise head2.* to head{}.*, or head1 to head{} "
-                                    "for all of a head's steps)",
+                                    " (likewise head2.* to head{}.*; head1 to head{} "
+                                    "for all of a head's steps; a step without head1., such "
+                                    "as weights, for every head's side by side)",
                                     n_heads, n_heads);
     }
     std::vector<std::string> selected;
+    std::vector<std::string> together;
     std::size_t pos = 0;
     while (pos <= spec.size()) {
         const auto end = std::min(spec.find(',', pos), spec.size());
@@ -36,13 +39,25 @@ std::vector<std::string> select_steps(const std::string& spec, const std::vector
         if (item.empty()) {
             continue;
         }
+        // a step of its own by that id (the final "output") is that step, not every head's
+        const bool own_step = std::any_of(steps.begin(), steps.end(), [&](const Step& s) {
+            return s.head == 0 && lower(item) == lower(s.id);
+        });
         bool found = false;
         for (const auto& s : steps) {
             // an id (any case), a full number ("3a"), a group number ("3" = 3a, 3b, 3c), or
             // a head ("head2" = all of head 2's steps)
             const std::string group = s.number.substr(0, s.number.find_first_not_of("0123456789"));
             const bool head_match = s.head > 0 && lower(item) == fmt::format("head{}", s.head);
-            if (lower(item) == lower(s.id) || item == s.number || item == group || head_match) {
+            // "weights" in a run of several heads: that step of every head, shown together
+            const bool every_head = n_heads > 1 && !own_step && s.head > 0 &&
+                                    lower(item) == lower(std::string(base_id(s.id)));
+            if (every_head &&
+                std::find(together.begin(), together.end(), base_id(s.id)) == together.end()) {
+                together.emplace_back(base_id(s.id));
+            }
+            if (lower(item) == lower(s.id) || item == s.number || item == group || head_match ||
+                every_head) {
                 found = true;
                 if (std::find(selected.begin(), selected.end(), s.id) == selected.end()) {
                     selected.push_back(s.id);
@@ -68,7 +83,7 @@ std::vector<std::string> select_steps(const std::string& spec, const std::vector
             ordered.push_back(s.id);
         }
     }
-    return ordered;
+    return {ordered, together};
 }
 
 }  // namespace attn::cli

@@ -84,6 +84,8 @@ std::string colour(double v, double scale, bool weights) {
                        light_text ? "#fff" : "#111");
 }
 
+constexpr std::size_t heads_grid_up_to = 40;  // tokens: beyond, no grid of the heads
+
 // A step's matrix as a table: every cell coloured, with its value, its labels and (for the
 // worked arithmetic) its place as data attributes; attention weights with their sums. With
 // `before` (a what-if's or attn diff's same step, of the same shape) the cells that differ
@@ -145,6 +147,49 @@ void matrix_table(toolkit::Spool& out, const Step& step, const TextStyle& style,
         out += "</tr>\n";
     }
     out += "</tbody></table></div>\n";
+}
+
+// Several heads: every head's attention weights as a small heatmap, side by side in a grid
+// near the top of the page, so that the heads can be compared at a glance (the steps below
+// have every number). Each cell's colour is its weight's; its title gives the tokens and the
+// weight. Not for a long input, whose heads' compact heatmaps are in their steps.
+void heads_grid(toolkit::Spool& out, const Trace& trace, const TextStyle& style) {
+    if (trace.heads.size() < 2 || trace.tokens.size() > heads_grid_up_to) {
+        return;
+    }
+    out += "<section class=\"heads\" id=\"heads\">\n<h2>Every head's attention weights</h2>\n";
+    out += fmt::format(
+        "<p class=\"note\">The attention weights A of each of the {} heads, side by side: a row "
+        "per query token, a column per key, darker for a larger weight (white 0, deep blue 1). "
+        "Hover over a cell for its weight; the steps below show every number.</p>\n",
+        trace.heads.size());
+    out += "<div class=\"head-grid\">\n";
+    for (std::size_t h = 0; h < trace.heads.size(); ++h) {
+        const Matrix& a = trace.heads[h].attention;
+        out += fmt::format(
+            "<figure class=\"head-map\" data-head=\"{}\"><figcaption>head {}</figcaption>"
+            "<table class=\"mini\"><thead><tr><th></th>",
+            h + 1, h + 1);
+        for (const auto& token : trace.tokens) {
+            out += "<th class=\"key\"><span>" + html(token) + "</span></th>";
+        }
+        out += "</tr></thead><tbody>\n";
+        for (std::size_t r = 0; r < a.rows(); ++r) {
+            out += "<tr><th>" + html(trace.tokens[r]) + "</th>";
+            for (std::size_t c = 0; c < a.cols(); ++c) {
+                const auto bg = report::cell_background(a(r, c), 1.0, true);
+                out += fmt::format(
+                    "<td style=\"background:rgb({},{},{})\" title=\"{} → {}: {}\"></td>", bg.r,
+                    bg.g, bg.b, html(trace.tokens[r]), html(trace.tokens[c]),
+                    format_number(a(r, c), style.precision, true));
+            }
+            out += "</tr>\n";
+        }
+        out += "</tbody></table></figure>\n";
+    }
+    out +=
+        "</div>\n<div class=\"legend\">0 <span class=\"bar\" style=\"background:"
+        "linear-gradient(to right,#fff,#08306b)\"></span> 1 (weight)</div>\n</section>\n";
 }
 
 }  // namespace
@@ -226,6 +271,7 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
             "<p class=\"note\">Cells that changed are outlined and marked *; hover over one "
             "for its value before.</p>\n</section>\n";
     }
+    heads_grid(out, trace, style);
     for (const auto& step : steps) {
         if (!style.steps.empty() &&
             std::find(style.steps.begin(), style.steps.end(), step.id) == style.steps.end()) {

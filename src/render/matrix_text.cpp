@@ -54,10 +54,11 @@ std::vector<double> shown_sums(const Step& step) {
 
 class MatrixPrinter {
   public:
-    MatrixPrinter(Writer& w, const Step& step, const Step* before)
+    MatrixPrinter(Writer& w, const Step& step, const Step* before, bool legend)
         : w_(w),
           step_(step),
           before_(before != nullptr && before->shape == step.shape ? before : nullptr),
+          legend_(legend),
           sums_(step.kind != StepKind::attention ? std::vector<double>{} : shown_sums(step)) {}
 
     void print() {
@@ -173,8 +174,8 @@ class MatrixPrinter {
         if (elided_) {
             w_.paragraph("The JSON dump (--json FILE) has every value.", "  ", "2");
         }
-        if (is_attention()) {
-            legend();
+        if (is_attention() && legend_) {
+            print_legend(w_);
         }
         if (is_attention() && elided_) {
             print_overview(w_, step_);
@@ -184,20 +185,6 @@ class MatrixPrinter {
   private:
     [[nodiscard]] bool is_attention() const { return step_.kind == StepKind::attention; }
 
-    // The key to the heatmap: the colours or the shades, from 0 to 1.
-    void legend() {
-        const auto& style = w_.style();
-        if (style.color) {
-            std::string line = "  weight";
-            for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
-                line += " " + w_.paint(fmt::format(" {:.2f} ", v),
-                                       toolkit::heat_sgr(v, style.color_depth, style.theme));
-            }
-            w_.line(line);
-        } else if (style.unicode) {
-            w_.paragraph("shade: ░ from 0.125, ▒ from 0.375, ▓ from 0.625, █ from 0.875", "  ");
-        }
-    }
     // The row layout has a Σ column; the column layout, where each query is a column, a Σ row.
     [[nodiscard]] bool sum_column() const { return is_attention() && !step_.transposed; }
     [[nodiscard]] std::string row_label(std::size_t r) const {
@@ -383,6 +370,7 @@ class MatrixPrinter {
     Writer& w_;
     const Step& step_;
     const Step* before_ = nullptr;  // a what-if's: the same step before, of the same shape
+    bool legend_ = true;
     std::vector<double> sums_;
     TableNumbers numbers_;
     bool shaded_ = false;  // a shade glyph after each weight: one more column per cell
@@ -394,8 +382,22 @@ class MatrixPrinter {
 
 }  // namespace
 
-void print_matrix(Writer& w, const Step& step, const Step* before) {
-    MatrixPrinter(w, step, before).print();
+void print_matrix(Writer& w, const Step& step, const Step* before, bool legend) {
+    MatrixPrinter(w, step, before, legend).print();
+}
+
+void print_legend(Writer& w) {
+    const auto& style = w.style();
+    if (style.color) {
+        std::string line = "  weight";
+        for (double v : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+            line += " " + w.paint(fmt::format(" {:.2f} ", v),
+                                  toolkit::heat_sgr(v, style.color_depth, style.theme));
+        }
+        w.line(line);
+    } else if (style.unicode) {
+        w.paragraph("shade: ░ from 0.125, ▒ from 0.375, ▓ from 0.625, █ from 0.875", "  ");
+    }
 }
 
 }  // namespace attn::text

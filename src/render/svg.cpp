@@ -25,6 +25,7 @@ std::string fill(double w) {
 }  // namespace
 
 void render_svg(const Trace& trace, const Sink& sink) {
+    constexpr int title_font_size = 15;
     constexpr int cell = 34;
     constexpr int gap = 40;
     const std::size_t n = trace.tokens.size();
@@ -36,7 +37,18 @@ void render_svg(const Trace& trace, const Sink& sink) {
     const int top = 40 + label;  // title, then the rotated column labels
     const int panel = static_cast<int>(n) * cell;
     const auto heads = static_cast<int>(trace.heads.size());
-    const int width = label + heads * panel + (heads - 1) * gap + 20;
+    // a checkpoint's heads: which layer, and the tensors' name for other tools
+    const std::string title = fmt::format(
+        "Attention weights A{}: rows are queries, columns are keys",
+        trace.gpt2 ? fmt::format(" of layer {} [{}{}]", trace.gpt2->layer + 1, trace.gpt2->prefix,
+                                 gpt2_name(trace.gpt2->layer, "attn"))
+                   : std::string());
+    // never clip the title: wide enough for it at 0.7 em a column (bold DejaVu Sans averages
+    // about 0.62 em; a wide character counts two columns), whatever the panels need
+    const int title_width = static_cast<int>(
+        std::ceil(0.7 * title_font_size * static_cast<double>(toolkit::width_of(title))));
+    const int width =
+        std::max(label + heads * panel + (heads - 1) * gap + 20, label + title_width + 20);
     const int legend_y = top + panel + 30;
     const int height = legend_y + 50;
     toolkit::Spool out(sink);  // written in pieces as it is made: an SVG can be hundreds of MiB
@@ -47,13 +59,8 @@ void render_svg(const Trace& trace, const Sink& sink) {
         "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n"
         "  <title>Attention weights: {}</title>\n"
         "  <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-        "  <text x=\"{}\" y=\"22\" font-size=\"15\" font-weight=\"bold\">Attention weights A{}: "
-        "rows are queries, columns are keys</text>\n",
-        width, height, width, height, xml(trace.sentence), label,
-        // a checkpoint's heads: which layer, and the tensors' name for other tools
-        trace.gpt2 ? xml(fmt::format(" of layer {} [{}{}]", trace.gpt2->layer + 1,
-                                     trace.gpt2->prefix, gpt2_name(trace.gpt2->layer, "attn")))
-                   : std::string());
+        "  <text x=\"{}\" y=\"22\" font-size=\"{}\" font-weight=\"bold\">{}</text>\n",
+        width, height, width, height, xml(trace.sentence), label, title_font_size, xml(title));
     for (int h = 0; h < heads; ++h) {
         const auto& a = trace.heads[static_cast<std::size_t>(h)].attention;
         const int x0 = label + h * (panel + gap);

@@ -9,6 +9,7 @@
 #include "attn/core/utf8.hpp"
 #include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
+#include "heads_text.hpp"
 #include "lesson.hpp"
 #include "matrix_text.hpp"
 #include "text_writer.hpp"
@@ -139,65 +140,57 @@ void print_summary(Writer& w, const Trace& trace) {
 // token (a row) and each head (a column), the key it attends to most and that weight.
 void print_heads_side_by_side(Writer& w, const Trace& trace) {
     const auto& g = *trace.gpt2;
-    const auto& tokens = trace.tokens;
     w.line();
     print_heading(w, fmt::format("Every head of layer {} [{}{}], side by side", g.layer + 1,
                                  g.prefix, gpt2_name(g.layer, "attn")));
     w.paragraph(w.text(fmt::format(
         "For each token (a row) and each of the {} heads (a column): the token it attends to "
-        "most, and that weight (ties go to the earlier token). --head N walks through head N "
-        "step by step; the JSON dump and --steps have every head's steps.",
+        "most, and that weight; a tie (exactly equal largest weights) names both keys, joined "
+        "by =, or says how many keys tie. --head N walks through head N step by step; the JSON "
+        "dump and --steps have every head's steps (--steps weights: every head's weights).",
         trace.heads.size())));
-    std::size_t label_width = 0;
-    for (const auto& t : tokens) {
-        label_width = std::max(label_width, utf8::display_width(toolkit::terminal(t)));
+    std::vector<const Matrix*> weights;
+    weights.reserve(trace.heads.size());
+    for (const auto& head : trace.heads) {
+        weights.push_back(&head.attention);
     }
-    // each cell: the token, padded to the longest, and the weight as 0.00
-    const std::size_t cell = std::min<std::size_t>(label_width, 12) + 6;
-    const std::size_t usable =
-        w.style().width > label_width + 3 ? w.style().width - label_width - 3 : cell;
-    const std::size_t per_line = std::max<std::size_t>(1, usable / (cell + 1));
-    const auto clip = [](const std::string& text, std::size_t width) {
-        std::string out;
-        std::size_t used = 0;
-        for (std::size_t i = 0; i < text.size();) {
-            const std::size_t length = utf8::grapheme_length(std::string_view(text).substr(i));
-            const std::size_t shown = utf8::display_width(std::string_view(text).substr(i, length));
-            if (used + shown > width) {
-                break;
-            }
-            out += text.substr(i, length);
-            used += shown;
-            i += length;
-        }
-        return out;
-    };
-    for (std::size_t first = 0; first < trace.heads.size(); first += per_line) {
-        const std::size_t last = std::min(trace.heads.size(), first + per_line);
-        w.line();
-        std::string header = toolkit::pad_right("", label_width) + " │";
-        for (std::size_t h = first; h < last; ++h) {
-            header += " " + toolkit::pad_left(fmt::format("head {}", h + 1), cell);
-        }
-        w.line(w.text(header));
-        for (std::size_t r = 0; r < tokens.size(); ++r) {
-            std::string row = toolkit::pad_right(toolkit::terminal(tokens[r]), label_width) + " │";
-            for (std::size_t h = first; h < last; ++h) {
-                const Matrix& a = trace.heads[h].attention;
-                std::size_t best = 0;
-                for (std::size_t c = 1; c < a.cols(); ++c) {
-                    if (a(r, c) > a(r, best)) {
-                        best = c;
-                    }
-                }
-                const std::string name = clip(toolkit::terminal(tokens[best]), cell - 6);
-                row += " " +
-                       toolkit::pad_left(
-                           fmt::format("{} {}", name, format_number(a(r, best), 2, false)), cell);
-            }
-            w.line(w.text(row));
-        }
+    text::print_most_attended(w, trace.tokens, weights, 1, 2);
+}
+
+// Whether `step` is shown with the same step of the other heads: --steps named it without a
+// head (TextStyle::heads_together), the run has several heads and no --head is walked in full.
+bool together(const TextStyle& style, const Step& step) {
+    return style.head == 0 && step.head > 0 &&
+           std::find(style.heads_together.begin(), style.heads_together.end(), base_id(step.id)) !=
+               style.heads_together.end();
+}
+
+// "Heads 1 and 2", "Heads 1 to 8"
+std::string heads_span(const Step& first, const Step& last) {
+    return fmt::format("Heads {} {} {}", first.head, last.head == first.head + 1 ? "and" : "to",
+                       last.head);
+}
+
+// One step of every head (--steps weights with several heads): one heading, head 1's formula
+// for them all, the explanation once, then the heads' matrices (heads_text.cpp).
+void print_heads_together(Writer& w, const Trace& trace, const std::vector<const Step*>& steps) {
+    const Step& first = *steps.front();
+    const Step& last = *steps.back();
+    const std::string title = fmt::format("{} · {} · {}, side by side", first.number,
+                                          heads_span(first, last), lesson::title(trace, first));
+    w.line();
+    print_heading(w, title);
+    w.wrapped(w.formula(first.formula) + "\u00A0\u00A0\u00A0\u00A0" + w.text(shapes_line(first)),
+              "", toolkit::formula_sgr(w.style().theme));
+    if (w.style().explanations) {
+        w.paragraph(lesson::explanation(trace, first));
+        w.paragraph(fmt::format(
+            "Every head does this with its own numbers: the formula is head {}'s, and head h's "
+            "is the same with h in its place.",
+            first.head));
     }
+    w.line();
+    text::print_heads_matrices(w, trace, steps);
 }
 
 }  // namespace
@@ -240,7 +233,8 @@ void write_pages(const Trace& trace, const TextStyle& style,
         page = {std::move(title), std::move(number), std::move(text)};
     };
 
-    for (const Step* step : toolkit::visible_steps(trace, style.steps, style.layout)) {
+    const auto visible = toolkit::visible_steps(trace, style.steps, style.layout);
+    for (const Step* step : visible) {
         // --head N: the other heads in brief, their attention weights only
         const bool brief = style.head > 0 && step->head > 0 && step->head != style.head;
         if (brief && step->op != StepOp::weights) {
@@ -251,6 +245,21 @@ void write_pages(const Trace& trace, const TextStyle& style,
             if (step->head == trace.heads.size() && step->op == StepOp::output) {
                 print_heads_side_by_side(w, trace);
                 next(w.text("Every head, side by side"), "", w.take());
+            }
+            continue;
+        }
+        if (together(style, *step)) {
+            // --steps weights with several heads: every head's weights at once, with head 1's
+            if (step->head == 1) {
+                std::vector<const Step*> group;
+                std::copy_if(visible.begin(), visible.end(), std::back_inserter(group),
+                             [&](const Step* s) {
+                                 return s->head > 0 && base_id(s->id) == base_id(step->id);
+                             });
+                print_heads_together(w, trace, group);
+                next(w.text(fmt::format("{} · {}", heads_span(*group.front(), *group.back()),
+                                        lesson::title(trace, *step))),
+                     step->number, w.take());
             }
             continue;
         }
@@ -265,7 +274,7 @@ void write_pages(const Trace& trace, const TextStyle& style,
                                     step->head, step->head),
                         "", "2");
             w.line();
-            print_matrix(w, *step);
+            print_matrix(w, *step, before_of(trace, *step));
             next(w.text(lesson::heading(trace, *step)), step->number, w.take());
             continue;
         }

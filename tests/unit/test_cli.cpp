@@ -202,11 +202,46 @@ TEST_CASE("cli: --steps takes ids in any case, numbers and group numbers", "[cli
     const auto t = attn::explain(attn::seeded_input("a b", c), c);
     const auto steps = attn::teaching_steps(t);
     using V = std::vector<std::string>;
-    CHECK(attn::cli::select_steps("weights,scores", steps) == V{"scores", "weights"});
-    CHECK(attn::cli::select_steps("3", steps) == V{"W_Q", "W_K", "W_V"});
-    CHECK(attn::cli::select_steps(" 7b , q ", steps) == V{"Q", "masked_scores"});
-    CHECK(attn::cli::select_steps("MASK,9", steps) == V{"mask", "output"});
+    CHECK(attn::cli::select_steps("weights,scores", steps).ids == V{"scores", "weights"});
+    CHECK(attn::cli::select_steps("3", steps).ids == V{"W_Q", "W_K", "W_V"});
+    CHECK(attn::cli::select_steps(" 7b , q ", steps).ids == V{"Q", "masked_scores"});
+    CHECK(attn::cli::select_steps("MASK,9", steps).ids == V{"mask", "output"});
     CHECK_THROWS_AS(attn::cli::select_steps(",", steps), attn::Error);
+    // one head: nothing to show side by side
+    CHECK(attn::cli::select_steps("weights", steps).heads_together.empty());
+}
+
+TEST_CASE("cli: --steps without a head selects that step of every head", "[cli][heads]") {
+    attn::Config c;
+    c.d_model = 6;
+    c.n_heads = 3;
+    c.d_k = 2;
+    c.d_v = 2;
+    const auto t = attn::explain(attn::seeded_input("a b c", c), c);
+    const auto steps = attn::teaching_steps(t);
+    using V = std::vector<std::string>;
+    const auto weights = attn::cli::select_steps("weights", steps);
+    CHECK(weights.ids == V{"head1.weights", "head2.weights", "head3.weights"});
+    CHECK(weights.heads_together == V{"weights"});
+    const auto two = attn::cli::select_steps("WEIGHTS,q", steps);
+    CHECK(two.ids ==
+          V{"head1.Q", "head1.weights", "head2.Q", "head2.weights", "head3.Q", "head3.weights"});
+    CHECK(two.heads_together == V{"weights", "Q"});  // in the order named
+    // "output" is the layer's output, a step of its own, not every head's
+    CHECK(attn::cli::select_steps("output", steps).ids == V{"output"});
+    CHECK(attn::cli::select_steps("output", steps).heads_together.empty());
+    // a head's own step or a whole head stays one head's, in sequence
+    const auto one = attn::cli::select_steps("head2.weights,head3", steps);
+    CHECK(one.ids.front() == "head2.weights");
+    CHECK(one.heads_together.empty());
+    // an unknown step names the form that selects every head
+    try {
+        (void)attn::cli::select_steps("weight", steps);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("'weight' is not a step of this run") &&
+                                 Catch::Contains("such as weights, for every head's side by side"));
+    }
 }
 
 TEST_CASE("cli: colour depth from COLORTERM", "[cli][color]") {

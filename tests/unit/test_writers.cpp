@@ -141,3 +141,55 @@ TEST_CASE("html: the page's data is JSON with no '<' that could end its script",
     CHECK(cells.contains("scores|1|0"));
     CHECK_THAT(cells["scores|1|0"].get<std::string>(), Catch::Contains("<"));
 }
+
+TEST_CASE("html: several heads get a grid of their heatmaps before the steps", "[writers][html]") {
+    attn::Config c;
+    c.d_model = 16;
+    c.n_heads = 8;
+    c.d_k = 2;
+    c.d_v = 2;
+    const auto trace = attn::explain(attn::seeded_input("He took <b>the</b> hat", c), c);
+    const std::string page = attn::render_html(trace, attn::TextStyle{});
+    const auto grid = page.find("<section class=\"heads\"");
+    REQUIRE(grid != std::string::npos);
+    CHECK(grid < page.find("<section class=\"step\""));
+    for (int h = 1; h <= 8; ++h) {
+        const auto at = page.find(fmt::format("<figcaption>head {}</figcaption>", h));
+        CHECK(at > grid);
+        CHECK(at < page.find("<section class=\"step\""));
+    }
+    CHECK(page.find("<figcaption>head 9</figcaption>") == std::string::npos);
+    // each head's cells: T × T, coloured by the weight, titled with the tokens and the weight
+    const std::size_t t = trace.tokens.size();
+    std::size_t cells = 0;
+    for (auto at = page.find("title=\"", grid); at < page.find("<section class=\"step\"");
+         at = page.find("title=\"", at + 1)) {
+        ++cells;
+    }
+    CHECK(cells == 8 * t * t);
+    const auto& a = trace.heads[2].attention;
+    CHECK_THAT(page, Catch::Contains(fmt::format("title=\"He → hat: {}\"",
+                                                 attn::format_number(a(0, t - 1), 4, true))));
+    // a token is text, never markup
+    CHECK_THAT(page, Catch::Contains("<th class=\"key\"><span>&lt;</span></th>"));
+    CHECK_THAT(page, Catch::Contains("<tr><th>&gt;</th>"));
+    // one head: nothing to compare
+    attn::Config one;
+    const auto single =
+        attn::render_html(attn::explain(attn::seeded_input("a b", one), one), attn::TextStyle{});
+    CHECK(single.find("<section class=\"heads\"") == std::string::npos);
+}
+
+TEST_CASE("svg: the picture is as wide as its title, however few the tokens", "[writers][svg]") {
+    attn::Config c;
+    const auto trace = attn::explain(attn::seeded_input("a b", c), c);
+    const std::string svg = attn::render_svg(trace);
+    const std::string title = "Attention weights A: rows are queries, columns are keys";
+    REQUIRE_THAT(svg, Catch::Contains(">" + title + "</text>"));
+    const auto at = svg.find("<svg ");
+    const int width = std::stoi(svg.substr(svg.find("width=\"", at) + 7));
+    const auto x_at = svg.find("<text x=\"", svg.find("</title>"));
+    const int x = std::stoi(svg.substr(x_at + 9));
+    // bold DejaVu Sans at 15 px averages about 0.62 em a character: the title needs this much
+    CHECK(width >= x + static_cast<int>(0.62 * 15 * static_cast<double>(title.size())));
+}

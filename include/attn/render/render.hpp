@@ -30,6 +30,10 @@ struct TextStyle {
     Theme theme = Theme::unknown;    ///< the background the colours must be readable on
     bool explanations = true;        ///< false: headings, formulas and matrices only
     std::vector<std::string> steps;  ///< ids of the steps to show; empty: all
+    /// Per-head steps (ids without "headN.", e.g. "weights") shown for every head at once: the
+    /// heads' matrices side by side or stacked. --steps fills it when a step is named without
+    /// a head in a run of several heads.
+    std::vector<std::string> heads_together;
     std::size_t head = 0;         ///< show this head (1-based) in full, the others in brief; 0: all
     Layout layout = Layout::row;  ///< col: the column layout of the by-hand exercises
     std::size_t max_rows = 24;    ///< more rows than this are elided to the first and last 10
