@@ -50,7 +50,9 @@ int run_diff(const DiffOptions& options, Io& io) {
     trace.comparison = std::move(comparison);
     check_layout(trace, style.layout);
     if (!o.steps.empty()) {
-        style.steps = select_steps(o.steps, steps_in(trace, style.layout));
+        auto selection = select_steps(o.steps, steps_in(trace, style.layout));
+        style.steps = std::move(selection.ids);
+        style.heads_together = std::move(selection.heads_together);
     }
     OutputSet files(o.force);
     for (const auto& target : outputs) {
