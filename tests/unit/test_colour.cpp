@@ -27,7 +27,7 @@ struct Cell {
     Rgb text;
 };
 
-Cell parse(const std::string& sgr) {
+Cell parse_sgr(const std::string& sgr) {
     std::vector<int> n;
     std::istringstream in(sgr);
     for (std::string part; std::getline(in, part, ';');) {
@@ -111,7 +111,7 @@ TEST_CASE(
         for (const Theme t : {Theme::unknown, Theme::light, Theme::dark}) {
             double previous = t == Theme::dark ? -1.0 : 2.0;
             for (int i = 0; i <= 100; ++i) {
-                const Cell cell = parse(attn::toolkit::heat_sgr(i / 100.0, depth, t));
+                const Cell cell = parse_sgr(attn::toolkit::heat_sgr(i / 100.0, depth, t));
                 const double l = luminance(cell.background);
                 if (t == Theme::dark) {
                     CHECK(l >= previous);
@@ -124,9 +124,9 @@ TEST_CASE(
             }
         }
         // the ends: white for 0 on a light background, and for 1 on a dark one
-        CHECK(parse(attn::toolkit::heat_sgr(0.0, depth, Theme::light)).background == white);
-        CHECK(parse(attn::toolkit::heat_sgr(1.0, depth, Theme::dark)).background == white);
-        CHECK(parse(attn::toolkit::heat_sgr(0.0, depth, Theme::unknown)).background == white);
+        CHECK(parse_sgr(attn::toolkit::heat_sgr(0.0, depth, Theme::light)).background == white);
+        CHECK(parse_sgr(attn::toolkit::heat_sgr(1.0, depth, Theme::dark)).background == white);
+        CHECK(parse_sgr(attn::toolkit::heat_sgr(0.0, depth, Theme::unknown)).background == white);
     }
     // out of range is held at the ends
     CHECK(attn::toolkit::heat_sgr(-0.5, 256, Theme::light) ==
