@@ -11,6 +11,7 @@
 #include "attn/render/render.hpp"
 #include "lesson.hpp"
 #include "notation.hpp"
+#include "toolkit.hpp"
 
 namespace attn::lesson::whatif {
 namespace {
@@ -124,8 +125,9 @@ std::string where(const StepDelta& d, const Step& step) {
     const auto& some_rows = t ? d.cols : d.rows;
     const auto& some_cols = t ? d.rows : d.cols;
     if (d.changed == 1) {
-        return fmt::format("in the cell [{}, {}]", shown(step.row_labels[some_rows.front()]),
-                           shown(step.col_labels[some_cols.front()]));
+        return fmt::format("in the cell [{}, {}]",
+                           shown(toolkit::cell_label(step.row_labels, some_rows.front())),
+                           shown(toolkit::cell_label(step.col_labels, some_cols.front())));
     }
     // the fewer of the two: "in row 'is'" rather than "in columns 'q1' and 'q2'"
     if (some_cols.size() < n_cols && some_cols.size() < some_rows.size()) {
@@ -151,8 +153,10 @@ std::string largest(const StepDelta& d, const Step& step, int precision) {
     }
     const std::size_t r = step.transposed ? d.col : d.row;
     const std::size_t c = step.transposed ? d.row : d.col;
+    // a repeated label with its index, as --why takes it (cat#4)
     return fmt::format(", by up to {} at [{}, {}]", signed_num(d.largest, precision),
-                       shown(step.row_labels[r]), shown(step.col_labels[c]));
+                       shown(toolkit::cell_label(step.row_labels, r)),
+                       shown(toolkit::cell_label(step.col_labels, c)));
 }
 
 // "a; b; c": clauses that have commas of their own.
