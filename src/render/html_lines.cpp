@@ -28,11 +28,21 @@ void lines_view(toolkit::Spool& out, const Trace& trace, const TextStyle& style)
         return;
     }
     if (t > heads_views_up_to) {
+        // the weights' own steps, if --steps shows any, have every weight
+        const auto& steps = teaching_steps(trace);
+        const bool weights_below = std::any_of(steps.begin(), steps.end(), [&](const Step& s) {
+            return s.kind == StepKind::attention &&
+                   (style.steps.empty() ||
+                    std::find(style.steps.begin(), style.steps.end(), s.id) != style.steps.end());
+        });
         out += fmt::format(
-            "<p class=\"note\" id=\"lines-absent\">The lines view of where each token's "
-            "attention goes is drawn for up to {} tokens; this input has {}, too many lines "
-            "to follow: the heatmaps below show every weight.</p>\n",
-            heads_views_up_to, t);
+            "<p class=\"note\" id=\"lines-absent\">{} drawn for up to {} tokens; this input "
+            "has {}, too many {} to follow{}.</p>\n",
+            heads > 1 ? "The grid of every head's weights and the lines view of where each "
+                        "token's attention goes are"
+                      : "The lines view of where each token's attention goes is",
+            heads_views_up_to, t, heads > 1 ? "cells and lines" : "lines",
+            weights_below ? ": the heatmaps of the weights below show every weight" : "");
         return;
     }
     out += "<section class=\"lines\" id=\"lines\">\n<h2>Where each token's attention goes</h2>\n";

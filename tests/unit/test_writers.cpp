@@ -232,10 +232,17 @@ TEST_CASE("html: the lines view's words are counted and its data is every head's
     for (int i = 0; i < 41; ++i) {
         words += fmt::format("w{} ", i);
     }
-    const auto long_page =
-        attn::render_html(attn::explain(attn::seeded_input(words, one), one), attn::TextStyle{});
+    const auto long_trace = attn::explain(attn::seeded_input(words, one), one);
+    const auto long_page = attn::render_html(long_trace, attn::TextStyle{});
     CHECK(long_page.find("id=\"lines-view\"") == std::string::npos);
-    CHECK_THAT(long_page, Catch::Contains("drawn for up to 40 tokens; this input has 41"));
+    CHECK_THAT(long_page, Catch::Contains("drawn for up to 40 tokens; this input has 41, too "
+                                          "many lines to follow: the heatmaps of the weights "
+                                          "below show every weight."));
+    // without the weights' step (--steps scores) the note sends nobody to it
+    attn::TextStyle scores_only;
+    scores_only.steps = {"scores"};
+    CHECK_THAT(attn::render_html(long_trace, scores_only),
+               Catch::Contains("this input has 41, too many lines to follow.</p>"));
 }
 
 TEST_CASE("svg: the picture is as wide as its title, however few the tokens", "[writers][svg]") {
