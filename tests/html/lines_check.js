@@ -111,6 +111,7 @@ run(['explain', Array.from({ length: 41 }, (_, i) => 'w' + i).join(' '), '--head
     await page.hover(query(2));
     const hovered = await agrees('four hover', four, 2, [1, 2, 3, 4], one4);
     check(hovered.lines.length === 24, 'four: 24 lines from sat (6 keys × 4 heads, none zero)');
+    check(/^sat \(query 2\): 24 lines, .* in all 4 heads$/.test(hovered.caption), 'four: caption ' + hovered.caption);
     // by keyboard: from the last head's box, Tab reaches the first query, Tab again the second
     await page.focus('#lines-view input[data-head="4"]');
     await page.keyboard.press('Tab');

@@ -388,8 +388,9 @@
                      ? ' (query ' + q + '): no head shown; tick a head to draw its lines'
                      : ' (query ' + q + '): ' + drawn + (drawn === 1 ? ' line' : ' lines') +
                        ', one to each key it gives a nonzero weight' +
-                       (count > 1 ? ' in ' + (heads.length === 1 ? 'head ' : 'heads ') +
-                                    heads.join(', ') : '');
+                       (count === 1 ? ''
+                        : heads.length === count ? ' in all ' + count + ' heads'
+                        : ' in ' + (heads.length === 1 ? 'head ' : 'heads ') + heads.join(', '));
       caption.appendChild(document.createTextNode(what));
     };
     svg.setAttribute('width', String(width));
