@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <csignal>
+#include <optional>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -20,6 +22,50 @@
 
 namespace attn::cli {
 namespace {
+
+// Ctrl-C (or SIGTERM) while attn train trains: the training stops at the step it comes in and
+// attn says so, having written nothing (the files are written only after the training).
+// NOLINTNEXTLINE(cppcoreguidelines-avoid-non-const-global-variables): the handler's flag
+volatile std::sig_atomic_t stop_requested = 0;
+
+extern "C" void request_stop(int signal) {
+    stop_requested = signal;
+}
+
+// Catches SIGINT and SIGTERM while it lives; the handlers before it afterwards.
+class StopOnSignals {
+  public:
+    StopOnSignals() {
+        stop_requested = 0;
+        struct sigaction action {};
+        action.sa_handler = request_stop;
+        sigemptyset(&action.sa_mask);
+        ::sigaction(SIGINT, &action, &before_int_);
+        ::sigaction(SIGTERM, &action, &before_term_);
+    }
+    StopOnSignals(const StopOnSignals&) = delete;
+    StopOnSignals& operator=(const StopOnSignals&) = delete;
+    StopOnSignals(StopOnSignals&&) = delete;
+    StopOnSignals& operator=(StopOnSignals&&) = delete;
+    ~StopOnSignals() {
+        ::sigaction(SIGINT, &before_int_, nullptr);
+        ::sigaction(SIGTERM, &before_term_, nullptr);
+    }
+
+  private:
+    struct sigaction before_int_ {};
+    struct sigaction before_term_ {};
+};
+
+// Thrown by the progress callback when a stop was requested: the step it stopped at, and the
+// signal (the exit status is 128 + its number, as a shell reports a process it ended: 130 for
+// Ctrl-C).
+struct Stopped {
+    std::size_t step = 0;
+    std::size_t steps = 0;
+    int signal = SIGINT;
+};
+constexpr int signal_exit_base = 128;
 
 // The task named `name`, or a usage error listing the tasks, with the nearest when one is close.
 Task task_of(const std::string& name) {
@@ -163,20 +209,50 @@ int run_train(const TrainOptions& o, Io& io) {
     check_memory_for(training_bytes(data, s, worker_threads()) * (o.no_scale ? 2 : 1),
                      budget_now(max_memory), "training needs about {}",
                      "use a smaller d_model, d_k or fewer heads");
+    // from before the plan is printed (a script that stops attn once it sees the plan gets the
+    // message) to the end of the training; not while the files are written
+    std::optional<StopOnSignals> stop_on_signals(std::in_place);
     io.out << render_training_plan(data, s);
     flush_stdout(io);
 
-    // the loss on one line that rewrites itself, on a terminal only; a hundred updates at most
+    // the loss and a bar on one line that rewrites itself, on a terminal only (a hundred
+    // updates at most); Ctrl-C stops at the step it comes in, with nothing written
     const std::size_t every = std::max<std::size_t>(1, s.steps / 100);
     const auto progress = [&](const Progress& p) {
-        if (p.step % every == 0 || p.step == p.steps) {
+        if (stop_requested != 0) {
+            throw Stopped{p.step, p.steps, static_cast<int>(stop_requested)};
+        }
+        if (io.stdout_is_terminal && (p.step % every == 0 || p.step == p.steps)) {
             io.out << '\r' << render_training_progress(p) << "   " << std::flush;
         }
     };
-    const TrainResult r = io.stdout_is_terminal ? train(data, s, progress) : train(data, s);
-    if (io.stdout_is_terminal) {
-        io.out << "\r\033[K";
+    const auto clear_progress = [&io] {
+        if (io.stdout_is_terminal) {
+            io.out << "\r\033[K" << std::flush;
+        }
+    };
+    int stopped_by = 0;
+    const auto trained = [&](const TrainSettings& settings) -> std::optional<TrainResult> {
+        if (!stop_on_signals) {
+            stop_on_signals.emplace();
+        }
+        try {
+            return train(data, settings, progress);
+        } catch (const Stopped& stopped) {
+            clear_progress();
+            io.err << fmt::format("attn: interrupted at step {} of {}: nothing was written\n",
+                                  stopped.step, stopped.steps);
+            stopped_by = stopped.signal;
+            return std::nullopt;
+        }
+    };
+    const std::optional<TrainResult> run = trained(s);
+    stop_on_signals.reset();
+    if (!run) {
+        return signal_exit_base + stopped_by;
     }
+    const TrainResult& r = *run;
+    clear_progress();
     if (r.diverged) {
         throw diverged(*r.diverged, r, s.lr, task_setup(task).lr);
     }
@@ -188,7 +264,12 @@ int run_train(const TrainOptions& o, Io& io) {
     if (o.no_scale) {
         TrainSettings with = s;
         with.config.scale_by = ScaleBy::d_k;
-        scaled = train(data, with);
+        scaled = trained(with);
+        stop_on_signals.reset();
+        if (!scaled) {
+            return signal_exit_base + stopped_by;
+        }
+        clear_progress();
         io.out << render_scaling_comparison(s, r, *scaled);
     }
     flush_stdout(io);  // the report before the files' lines on stderr

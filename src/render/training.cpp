@@ -2,8 +2,10 @@
 // held-out accuracy, the model file's description and the loss curve as SVG. Every number is
 // the run's own; every sentence about the task is drawn from its examples.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -333,7 +335,17 @@ std::string render_training_plan(const TaskData& data, const TrainSettings& s) {
 }
 
 std::string render_training_progress(const Progress& p) {
-    return fmt::format("  step {}/{}  loss {}", p.step, p.steps, loss_text(p.loss));
+    // a bar of progress_cells cells, filled in eighths of a cell
+    constexpr std::size_t cells = 20;
+    static constexpr std::array<std::string_view, 8> partial{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+    const std::size_t eighths = p.steps == 0 ? 0 : std::min(p.step, p.steps) * cells * 8 / p.steps;
+    std::string bar = toolkit::repeat("█", eighths / 8);
+    if (eighths / 8 < cells) {
+        bar += partial.at(eighths % 8);
+        bar += std::string(cells - eighths / 8 - (eighths % 8 == 0 ? 0 : 1), ' ');
+    }
+    return fmt::format("  step {}/{} ▕{}▏ {:3}%  loss {}", p.step, p.steps, bar,
+                       p.steps == 0 ? 0 : p.step * 100 / p.steps, loss_text(p.loss));
 }
 
 std::string render_training_result(const TaskData& data, const TrainSettings& s,

@@ -9,6 +9,8 @@
 
 #include "attn/render/render.hpp"
 #include "lesson.hpp"
+#include "narrative.hpp"
+#include "toolkit.hpp"
 #include "whatif_words.hpp"
 
 namespace attn::lesson {
@@ -81,6 +83,22 @@ std::string path_words(const Trace& t, const Comparison& cmp) {
     return clauses(words);
 }
 
+// A token of the run as shown: 'cat' (token 4) when the sentence has it more than once, and a
+// token that differs from the run before (a swap, --set tokens[2]=hat; attn diff) with the one
+// it replaced: 'hat' (was 'book').
+std::string now_token(const Trace& t, const Comparison& cmp, std::size_t i) {
+    std::string name = token_name(t, i);
+    if (i < cmp.before.tokens.size() && cmp.before.tokens[i] != t.tokens[i]) {
+        name += fmt::format(" (was {})", token_name(cmp.before, i));
+    }
+    return name;
+}
+
+// Whether some token differs from the run before.
+bool tokens_differ(const Trace& t, const Comparison& cmp) {
+    return cmp.before.tokens != t.tokens;
+}
+
 }  // namespace
 
 std::vector<std::string> what_changed(const Trace& t, int precision, Layout layout) {
@@ -136,7 +154,7 @@ std::vector<std::string> what_changed(const Trace& t, int precision, Layout layo
     const bool heads = t.heads.size() > 1;
     const auto cell = [&](std::size_t head, std::size_t i, std::size_t j) {
         return fmt::format("{}{} → {}", heads ? fmt::format("head {}: ", head + 1) : "",
-                           quoted(t.tokens[i]), quoted(t.tokens[j]));
+                           now_token(t, cmp, i), now_token(t, cmp, j));
     };
     if (cmp.weights_changed == 0) {
         out.emplace_back(
@@ -162,29 +180,34 @@ std::vector<std::string> what_changed(const Trace& t, int precision, Layout layo
                                   : fmt::format("; the {} that moved most", most.size()),
                               clauses(most));
         if (cmp.focus.empty()) {
-            text += " Every token still attends most to the same token as before.";
+            // a swapped token is another token in the same place: say which is the same
+            text += tokens_differ(t, cmp)
+                        ? " Every token still attends most to the same place in the sentence as "
+                          "before."
+                        : " Every token still attends most to the same token as before.";
         } else {
             std::vector<std::string> now;
             for (const FocusChange& f : cmp.focus) {
                 const std::string in_head =
                     heads ? fmt::format("In head {}, ", f.head + 1) : std::string();
-                const std::string row = in_head + quoted(t.tokens[f.row]);
+                const std::string row = in_head + now_token(t, cmp, f.row);
                 constexpr auto none = FocusChange::no_key;
                 if (f.key_after == none) {
                     now.push_back(fmt::format(
                         "{} now attends to no token (every key is masked for it); before, it "
                         "attended most to {} ({})",
-                        row, quoted(t.tokens[f.key_before]), num(f.weight_before, precision)));
+                        row, token_name(cmp.before, f.key_before),
+                        num(f.weight_before, precision)));
                 } else if (f.key_before == none) {
                     now.push_back(fmt::format(
                         "{} now attends most to {} ({}); before, it attended to no token (every "
                         "key was masked for it)",
-                        row, quoted(t.tokens[f.key_after]), num(f.weight_after, precision)));
+                        row, now_token(t, cmp, f.key_after), num(f.weight_after, precision)));
                 } else {
                     now.push_back(fmt::format(
                         "{} now attends most to {} ({}), no longer to {} ({} before)", row,
-                        quoted(t.tokens[f.key_after]), num(f.weight_after, precision),
-                        quoted(t.tokens[f.key_before]), num(f.weight_before, precision)));
+                        now_token(t, cmp, f.key_after), num(f.weight_after, precision),
+                        token_name(cmp.before, f.key_before), num(f.weight_before, precision)));
                 }
             }
             for (const auto& sentence : now) {  // each its own: some have a ';'
@@ -205,11 +228,11 @@ std::vector<std::string> what_changed(const Trace& t, int precision, Layout layo
     std::vector<std::string> rows;
     for (const OutputRowChange& r : cmp.output_rows) {
         rows.push_back(
-            fmt::format("{} by {}", quoted(t.tokens[r.row]), num(r.distance, precision)));
+            fmt::format("{} by {}", now_token(t, cmp, r.row), num(r.distance, precision)));
     }
     const OutputRowChange& top = cmp.output_rows.front();
     const Step* out_step = find_step(t, "output");
-    std::string token = shown(t.tokens[top.row]);
+    std::string token = shown(toolkit::cell_label(t.tokens, top.row));  // cat#4 if repeated
     std::string column = shown(out_step->col_labels[top.col]);
     if (col) {
         std::swap(token, column);  // the cell as shown: tokens are columns
@@ -239,7 +262,7 @@ std::vector<std::string> what_changed(const Trace& t, int precision, Layout layo
         if (!r.values_changed.empty()) {
             std::vector<std::string> parts;
             for (const auto& [j, weight] : r.values_changed) {
-                parts.push_back(fmt::format("{} (weight {}{})", quoted(t.tokens[j]),
+                parts.push_back(fmt::format("{} (weight {}{})", now_token(t, cmp, j),
                                             num(weight, precision), heads ? " at most" : ""));
             }
             reasons.push_back(fmt::format("the value {} of {} it gives weight to changed: {}",
@@ -255,7 +278,7 @@ std::vector<std::string> what_changed(const Trace& t, int precision, Layout layo
             }
         }
         std::string text =
-            fmt::format("For {}, {}", quoted(t.tokens[r.row]), listed(reasons, ", and "));
+            fmt::format("For {}, {}", now_token(t, cmp, r.row), listed(reasons, ", and "));
         if (!still.empty()) {
             text += (reasons.empty() ? "" : "; ") + listed(still, ", and ");
         }

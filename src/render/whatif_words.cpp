@@ -15,13 +15,16 @@
 namespace attn::lesson::whatif {
 namespace {
 
-// "row 'is'", "rows 'This' and 'is'"
+// "row 'is'", "rows 'This' and 'is'", "rows 'cat' (row 1) and 'cat' (row 4)"
 std::string rows_words(std::string_view one, std::string_view many,
                        const std::vector<std::size_t>& at, std::span<const std::string> labels) {
     std::vector<std::string> names;
     names.reserve(at.size());
     for (const auto i : at) {
-        names.push_back(quoted(labels[i]));
+        // a label the step has more than once ('cat' twice in a sentence) with its place
+        const bool repeated = std::count(labels.begin(), labels.end(), labels[i]) > 1;
+        names.push_back(repeated ? fmt::format("{} ({} {})", quoted(labels[i]), one, i)
+                                 : quoted(labels[i]));
     }
     return fmt::format("{} {}", at.size() == 1 ? one : many, join_list(names));
 }

@@ -34,6 +34,27 @@ top = max(range(len(row)), key=lambda j: row[j])
 if tokens[top] != "hat" or row[top] < 0.9:
     sys.exit(f"FAIL: 'it' attends most to {tokens[top]!r} ({row[top]}), expected 'hat' above 0.9")
 EOF
+# Ctrl-C (SIGINT) or SIGTERM while it trains: it stops, says so, writes nothing, and exits
+# 128 + the signal's number (as a shell reports it)
+for sig in INT TERM; do
+    "$attn" train match -o "$dir/stopped.json" --steps 1000000 >"$dir/stop.out" 2>"$dir/stop.err" &
+    pid=$!
+    for _ in $(seq 1 300); do
+        grep -q "learning rate" "$dir/stop.out" && break
+        sleep 0.1
+    done
+    kill -"$sig" "$pid"
+    wait "$pid"
+    rc=$?
+    want=$((128 + $(kill -l "$sig")))
+    [ "$rc" -eq "$want" ] || { cat "$dir/stop.err"; fail "SIG$sig while training: exit $rc, expected $want"; }
+    grep -q "^attn: interrupted at step [0-9]* of 1000000: nothing was written$" "$dir/stop.err" \
+        || { cat "$dir/stop.err"; fail "SIG$sig while training: no message saying nothing was written"; }
+    [ -e "$dir/stopped.json" ] && fail "SIG$sig while training: a model file was written"
+    [ -z "$(ls -A "$dir" | grep -v -e '^stop' -e '^a.json$' -e '^loss.svg$' -e '^out$' -e '^err$' -e '^trace.json$')" ] \
+        || { ls -A "$dir"; fail "SIG$sig while training: files were left behind"; }
+done
+
 # the loss plot is well-formed SVG
 /usr/bin/python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$dir/loss.svg" \
     || fail "the --svg plot is not well-formed XML"

@@ -139,3 +139,19 @@ TEST_CASE("train report: --no-scale's mean losses are means over the stated wind
     CHECK_THAT(flattened(attn::render_scaling_comparison(s, mixed, run(0.5))),
                Catch::Contains("Here neither run is ahead by more than 10% at both points"));
 }
+
+TEST_CASE("train report: the progress line's bar and percentage follow the step", "[train]") {
+    using attn::Progress;
+    const auto line = [](std::size_t step, std::size_t steps) {
+        return attn::render_training_progress(Progress{step, steps, 0.5, {}});
+    };
+    // 20 cells in eighths: 0 of 1000 is an empty bar, 500 half (10 cells), 1000 full
+    CHECK(line(0, 1000).find("▕                    ▏   0%") != std::string::npos);
+    CHECK(line(500, 1000).find("▕██████████          ▏  50%") != std::string::npos);
+    CHECK(line(1000, 1000).find("▕████████████████████▏ 100%") != std::string::npos);
+    // 1/160 of the way is one eighth of the first cell
+    CHECK(line(1, 160).find("▕▏                   ▏   0%") != std::string::npos);
+    CHECK(line(3, 16).find("▕███▊                ▏  18%") != std::string::npos);
+    CHECK(line(120, 600).find("  step 120/600 ") == 0);
+    CHECK(line(120, 600).find("loss 0.5000") != std::string::npos);
+}
