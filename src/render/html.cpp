@@ -84,8 +84,6 @@ std::string colour(double v, double scale, bool weights) {
                        light_text ? "#fff" : "#111");
 }
 
-constexpr std::size_t heads_grid_up_to = 40;  // tokens: beyond, no grid of the heads
-
 // A step's matrix as a table: every cell coloured, with its value, its labels and (for the
 // worked arithmetic) its place as data attributes; attention weights with their sums. With
 // `before` (a what-if's or attn diff's same step, of the same shape) the cells that differ
@@ -154,7 +152,7 @@ void matrix_table(toolkit::Spool& out, const Step& step, const TextStyle& style,
 // have every number). Each cell's colour is its weight's; its title gives the tokens and the
 // weight. Not for a long input, whose heads' compact heatmaps are in their steps.
 void heads_grid(toolkit::Spool& out, const Trace& trace, const TextStyle& style) {
-    if (trace.heads.size() < 2 || trace.tokens.size() > heads_grid_up_to) {
+    if (trace.heads.size() < 2 || trace.tokens.size() > report::heads_views_up_to) {
         return;
     }
     out += "<section class=\"heads\" id=\"heads\">\n<h2>Every head's attention weights</h2>\n";
@@ -272,6 +270,7 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
             "for its value before.</p>\n</section>\n";
     }
     heads_grid(out, trace, style);
+    report::lines_view(out, trace, style);
     for (const auto& step : steps) {
         if (!style.steps.empty() &&
             std::find(style.steps.begin(), style.steps.end(), step.id) == style.steps.end()) {

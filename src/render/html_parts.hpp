@@ -2,6 +2,7 @@
 // What the HTML page's parts share (html.cpp, html_heatmap.cpp): its colours, JSON safe in a
 // <script> block, and the compact heatmap of a long input's T × T steps.
 
+#include <cstddef>
 #include <string>
 
 #include "attn/core/trace.hpp"
@@ -19,6 +20,10 @@ inline constexpr toolkit::Rgb blocked_background{238, 238, 238};
 /// size in its matrix).
 toolkit::Rgb cell_background(double v, double scale, bool weights);
 
+/// The most tokens the views of every head together (the grid of heatmaps, the lines view)
+/// are drawn for: beyond, too many cells and lines to take in.
+inline constexpr std::size_t heads_views_up_to = 40;
+
 /// JSON text made safe for a <script type="application/json"> block (html.cpp).
 std::string script_safe(const std::string& json);
 
@@ -33,5 +38,10 @@ bool compact(const Trace& trace, const Step& step);
 /// differ are tinted and their values there shown on hover, as the tables outline them.
 void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style,
              const Step* before = nullptr);
+
+/// The lines view (html_lines.cpp): from the query token hovered or focused, a line to every
+/// key it gives a nonzero weight, as thick as the weight, one colour per head; its words and
+/// its data (drawn by report.js). Beyond `heads_views_up_to` tokens, a note why it is absent.
+void lines_view(toolkit::Spool& out, const Trace& trace, const TextStyle& style);
 
 }  // namespace attn::report

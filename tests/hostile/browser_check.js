@@ -71,7 +71,19 @@ async function checkPages() {
           .filter((e) => e.tagName !== 'SCRIPT' || !(e.parentElement === document.body ||
             (e.type === 'application/json' && e.classList.contains('heatmap-data') &&
              e.parentElement.matches('section.step') && e.previousElementSibling !== null &&
-             e.previousElementSibling.matches('div.heatmap'))))
+             e.previousElementSibling.matches('div.heatmap')) ||
+            // the lines view's data, a JSON block after the view in its section
+            (e.type === 'application/json' && e.id === 'lines-data' &&
+             e.parentElement.matches('body > section#lines') &&
+             e.previousElementSibling !== null &&
+             e.previousElementSibling.matches('div#lines-view'))))
+          // what the page's script draws in the lines view: its SVG of lines only, and a
+          // checkbox per head in a label of the heads' row
+          .filter((e) => !(e.tagName === 'svg' &&
+            e.parentElement.matches('section#lines > div#lines-view > div.lines-board') &&
+            Array.from(e.children).every((c) => c.tagName === 'line' && c.children.length === 0)))
+          .filter((e) => !(e.tagName === 'INPUT' && e.type === 'checkbox' &&
+            e.parentElement.matches('section#lines > div#lines-view > div.lines-heads > label')))
           .map((e) => e.tagName).slice(0, 5),
         heatmapData: document.querySelectorAll('script.heatmap-data').length,
         heatmaps: document.querySelectorAll('div.heatmap').length,

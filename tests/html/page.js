@@ -20,4 +20,12 @@ async function openPage(executablePath) {
 // A number to 4 decimals, as the page prints it: no "-0.0000".
 const fixed = (v) => { const s = v.toFixed(4); return /^-0(\.0*)?$/.test(s) ? s.substring(1) : s; };
 
-module.exports = { openPage, fixed };
+// Loads `file` into `page` and waits until its script finished; `check` is told of any error
+// the page had so far.
+async function loadPage(page, problems, check, file) {
+  await page.goto('file://' + file);
+  await page.waitForSelector('html[data-ready="ok"]', { timeout: 60000 });
+  check(problems.length === 0, `errors on ${file}: ` + problems.join('; '));
+}
+
+module.exports = { openPage, loadPage, fixed };

@@ -9,7 +9,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { execFileSync } = require('child_process');
-const { openPage, fixed } = require('./page.js');
+const { openPage, loadPage, fixed } = require('./page.js');
 
 const [attn, executablePath] = process.argv.slice(2);
 const failures = [];
@@ -53,11 +53,7 @@ const longExpected = differences(steps('long-a.json'), steps('long-b.json'));
 (async () => {
   const { browser, page, problems } = await openPage(executablePath);
   try {
-    const open = async (name) => {
-      await page.goto('file://' + file(name));
-      await page.waitForSelector('html[data-ready="ok"]', { timeout: 60000 });
-      check(problems.length === 0, `errors on ${name}: ` + problems.join('; '));
-    };
+    const open = (name) => loadPage(page, problems, check, file(name));
 
     for (const [name, before] of [['set.html', 'the run as given'], ['diff.html', file('a.json')]]) {
       await open(name);

@@ -180,6 +180,71 @@ TEST_CASE("html: several heads get a grid of their heatmaps before the steps", "
     CHECK(single.find("<section class=\"heads\"") == std::string::npos);
 }
 
+TEST_CASE("html: the lines view's words are counted and its data is every head's weights",
+          "[writers][html]") {
+    attn::Config c;
+    c.d_model = 6;
+    c.n_heads = 3;
+    c.d_k = 2;
+    c.d_v = 2;
+    c.mask = attn::MaskKind::causal;
+    auto trace = attn::explain(attn::seeded_input("a <b> c", c), c);
+    const std::size_t t = trace.tokens.size();  // a < b > c
+    REQUIRE(t == 5);
+    std::string page = attn::render_html(trace, attn::TextStyle{});
+    CHECK(page.find("<section class=\"lines\"") < page.find("<section class=\"step\""));
+    CHECK_THAT(page, Catch::Contains("one colour per head (3 heads,"));
+    CHECK_THAT(page, Catch::Contains("a weight of 1 would be 12 pixels thick"));
+    CHECK_THAT(page, Catch::Contains("The mask blocks 10 of the 25 query–key pairs: their "
+                                     "weights are exactly 0, so they draw no line; every other "
+                                     "pair draws one."));
+    // the data: the tokens (made visible, as the tables show them) and every weight exactly
+    const auto data = nlohmann::json::parse(script_data(page, "lines-data"));
+    CHECK(data["labels"] == nlohmann::json({"a", "<", "b", ">", "c"}));
+    CHECK(data["widthOfOne"] == 12.0);
+    REQUIRE(data["heads"].size() == 3);
+    for (std::size_t h = 0; h < 3; ++h) {
+        for (std::size_t r = 0; r < t; ++r) {
+            for (std::size_t col = 0; col < t; ++col) {
+                CHECK(same_bits(data["heads"][h][r][col].get<double>(),
+                                trace.heads[h].attention(r, col)));
+            }
+        }
+    }
+    // a weight the mask allows that came out 0 is counted apart, and the mask's sentence no
+    // longer says every other pair draws a line
+    trace.heads[1].attention(4, 0) = 0.0;
+    page = attn::render_html(trace, attn::TextStyle{});
+    CHECK_THAT(page, Catch::Contains("so they draw no line.</p>"));
+    CHECK_THAT(page, Catch::Contains("1 of the 45 weights the mask allows is exactly 0 as "
+                                     "computed and draws no line either."));
+    // one head: no colours per head; beyond 40 tokens, a note instead of the view
+    attn::Config one;
+    const auto single =
+        attn::render_html(attn::explain(attn::seeded_input("a b", one), one), attn::TextStyle{});
+    const auto begin = single.find("<section class=\"lines\"");
+    REQUIRE(begin != std::string::npos);
+    const std::string view = single.substr(begin, single.find("</section>", begin) - begin);
+    CHECK_THAT(view, Catch::Contains("id=\"lines-view\""));
+    CHECK_THAT(view, !Catch::Contains("per head"));
+    CHECK_THAT(view, !Catch::Contains("The mask blocks"));
+    std::string words;
+    for (int i = 0; i < 41; ++i) {
+        words += fmt::format("w{} ", i);
+    }
+    const auto long_trace = attn::explain(attn::seeded_input(words, one), one);
+    const auto long_page = attn::render_html(long_trace, attn::TextStyle{});
+    CHECK(long_page.find("id=\"lines-view\"") == std::string::npos);
+    CHECK_THAT(long_page, Catch::Contains("drawn for up to 40 tokens; this input has 41, too "
+                                          "many lines to follow: the heatmaps of the weights "
+                                          "below show every weight."));
+    // without the weights' step (--steps scores) the note sends nobody to it
+    attn::TextStyle scores_only;
+    scores_only.steps = {"scores"};
+    CHECK_THAT(attn::render_html(long_trace, scores_only),
+               Catch::Contains("this input has 41, too many lines to follow.</p>"));
+}
+
 TEST_CASE("svg: the picture is as wide as its title, however few the tokens", "[writers][svg]") {
     attn::Config c;
     const auto trace = attn::explain(attn::seeded_input("a b", c), c);

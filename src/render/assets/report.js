@@ -270,6 +270,144 @@
     box.addEventListener('blur', hide);
     box.setAttribute('data-drawn', String(size));
   });
+  // the lines view: the query tokens on the left, the keys on the right; from the query
+  // hovered, focused or clicked, a line to every key it gives a nonzero weight (a masked pair's
+  // weight is exactly 0: no line), as wide as the weight times data.widthOfOne, one colour per
+  // head; a box per head shows or hides its lines. Built with DOM methods, tokens as text.
+  var linesView = document.getElementById('lines-view');
+  if (linesView) {
+    var lines = JSON.parse(document.getElementById('lines-data').textContent);
+    var svgNS = 'http://www.w3.org/2000/svg';
+    var count = lines.heads.length, labels = lines.labels;
+    var palette = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#000000',
+                   '#8c564b'];
+    var colourOf = function (h) {
+      return count <= palette.length ? palette[h]
+                                     : 'hsl(' + Math.round(h * 360 / count) + ',75%,38%)';
+    };
+    var visible = lines.heads.map(function () { return true; });
+    var element = function (tag, className, text) {
+      var e = document.createElement(tag);
+      if (className) { e.className = className; }
+      if (text !== undefined) { e.textContent = text; }
+      return e;
+    };
+    if (count > 1) {
+      var boxes = element('div', 'lines-heads');
+      lines.heads.forEach(function (_, h) {
+        var label = element('label');
+        var box = element('input');
+        box.type = 'checkbox';
+        box.checked = true;
+        box.setAttribute('data-head', String(h + 1));
+        var swatch = element('span', 'swatch');
+        swatch.style.background = colourOf(h);
+        label.appendChild(box);
+        label.appendChild(swatch);
+        label.appendChild(document.createTextNode('head ' + (h + 1)));
+        box.addEventListener('change', function () {
+          visible[h] = box.checked;
+          draw(current);
+        });
+        boxes.appendChild(label);
+      });
+      linesView.appendChild(boxes);
+    }
+    var caption = element('p', 'lines-caption');
+    caption.setAttribute('aria-live', 'polite');
+    var board = element('div', 'lines-board');
+    var queries = element('div', 'lines-col queries');
+    var keys = element('div', 'lines-col keys');
+    var svg = document.createElementNS(svgNS, 'svg');
+    var width = 260;
+    labels.forEach(function (text, i) {
+      var q = element('button', 'lines-token', text);
+      q.type = 'button';
+      q.setAttribute('data-q', String(i));
+      ['mouseenter', 'focus', 'click'].forEach(function (what) {
+        q.addEventListener(what, function () { draw(i); });
+      });
+      queries.appendChild(q);
+      var k = element('span', 'lines-token', text);
+      k.setAttribute('data-k', String(i));
+      keys.appendChild(k);
+    });
+    board.appendChild(queries);
+    board.appendChild(svg);
+    board.appendChild(keys);
+    linesView.appendChild(caption);
+    linesView.appendChild(board);
+    var current = 0;
+    // draws query q's lines for the heads shown; says what it drew
+    var draw = function (q) {
+      current = q;
+      var box = svg.getBoundingClientRect();
+      var middle = function (e) {
+        var r = e.getBoundingClientRect();
+        return r.top + r.height / 2 - box.top;
+      };
+      var row = queries.children[0].getBoundingClientRect().height;
+      var apart = Math.min(3, row * 0.5 / count);  // each head's lines a little apart
+      svg.replaceChildren();
+      var drawn = 0, heads = [], reached = {};
+      lines.heads.forEach(function (weights, h) {
+        if (!visible[h]) { return; }
+        heads.push(h + 1);
+        var shift = (h - (count - 1) / 2) * apart;
+        weights[q].forEach(function (w, c) {
+          if (!(typeof w === 'number' && w > 0)) { return; }
+          var line = document.createElementNS(svgNS, 'line');
+          line.setAttribute('x1', '0');
+          line.setAttribute('y1', String(middle(queries.children[q]) + shift));
+          line.setAttribute('x2', String(width));
+          line.setAttribute('y2', String(middle(keys.children[c]) + shift));
+          line.setAttribute('stroke', colourOf(h));
+          line.setAttribute('stroke-width', String(w * lines.widthOfOne));
+          line.setAttribute('data-head', String(h + 1));
+          line.setAttribute('data-key', String(c));
+          line.setAttribute('data-weight', String(w));
+          var text = (count > 1 ? 'head ' + (h + 1) + ': ' : '') + labels[q] + ' \u2192 ' +
+                     labels[c] + ': ' + w.toFixed(lines.precision);
+          line.addEventListener('mouseenter', function (e) { show(text, e.clientX, e.clientY); });
+          line.addEventListener('mouseleave', hide);
+          svg.appendChild(line);
+          reached[c] = true;
+          drawn++;
+        });
+      });
+      queries.querySelectorAll('.active').forEach(function (e) { e.classList.remove('active'); });
+      queries.children[q].classList.add('active');
+      Array.prototype.forEach.call(keys.children, function (k, c) {
+        k.classList.toggle('unreached', !reached[c]);
+      });
+      svg.setAttribute('data-query', String(q));
+      caption.replaceChildren();
+      var who = element('b', '', labels[q]);
+      caption.appendChild(who);
+      var what = count > 1 && heads.length === 0
+                     ? ' (query ' + q + '): no head shown; tick a head to draw its lines'
+                     : ' (query ' + q + '): ' + drawn + (drawn === 1 ? ' line' : ' lines') +
+                       ', one to each key it gives a nonzero weight' +
+                       (count === 1 ? ''
+                        : heads.length === count ? ' in all ' + count + ' heads'
+                        : ' in ' + (heads.length === 1 ? 'head ' : 'heads ') + heads.join(', '));
+      caption.appendChild(document.createTextNode(what));
+    };
+    svg.setAttribute('width', String(width));
+    svg.setAttribute('height', String(board.getBoundingClientRect().height));
+    svg.setAttribute('aria-hidden', 'true');
+    // start on the query with the most lines (with a causal mask the last, not the first
+    // token, whose one weight is 1), the first of them when several have as many
+    var most = -1;
+    labels.forEach(function (_, q) {
+      var n = 0;
+      lines.heads.forEach(function (weights) {
+        weights[q].forEach(function (w) { n += w > 0 ? 1 : 0; });
+      });
+      if (n > most) { most = n; current = q; }
+    });
+    draw(current);
+  }
   root.setAttribute('data-tokens', String(tokens.length));
   root.setAttribute('data-ready', 'ok');
 })();
