@@ -70,9 +70,21 @@ Trace with_settings(const std::vector<std::string>& settings, const Trace& compu
                                    : without_changes(loaded, record.changes, record.mask_before);
     Source embeddings_source = base_loaded.input.embeddings_source;
     std::vector<Change> fresh;
+    std::vector<std::string> texts;  // each fresh change's --set as given
     for (const auto& text : settings) {
         Setting setting = parse_setting(text, computed, layout);
         Change& change = setting.change;
+        // one cell set twice: the last would silently win
+        for (std::size_t k = 0; k < fresh.size(); ++k) {
+            if (fresh[k].step_id == change.step_id && fresh[k].row == change.row &&
+                fresh[k].col == change.col) {
+                throw Error(ErrorKind::usage, Field::set,
+                            fmt::format("{} '{}': {} is set a second time (first by '{}'), "
+                                        "expected each cell once",
+                                        subject, shown(setting.text),
+                                        shown(cell_name(change, computed)), shown(texts[k])));
+            }
+        }
         if (change.is_token()) {
             if (files.spec == nullptr && embeddings_source.kind == Source::Kind::file) {
                 throw Error(
@@ -92,6 +104,7 @@ Trace with_settings(const std::vector<std::string>& settings, const Trace& compu
                                     base_loaded.config, embeddings_source);
         }
         fresh.push_back(std::move(change));
+        texts.push_back(setting.text);
     }
     std::vector<Change> all = merge_changes(record.changes, fresh);
     Loaded after = with_changes(base_loaded, base, all);

@@ -107,10 +107,10 @@ std::string gradient_name(const Step& s) {
            (s.symbol.prime ? "′" : "");
 }
 
-// Whether `name` names step `s`: its id, or the name a gradient shows (with ' for ′; a head's
+// Whether `name` names step `s`: its id, L for the loss, or the name a gradient shows (with ' for ′; a head's
 // own as head2.dW_Q or as its header writes it, dW_Q_2)
 bool is_named(const Step& s, const std::string& name) {
-    if (s.id == name) {
+    if (s.id == name || (s.id == "loss" && name == "L")) {  // the loss as its header names it
         return true;
     }
     const std::string alias = gradient_name(s);

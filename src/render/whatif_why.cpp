@@ -20,6 +20,7 @@ using whatif::before_name;
 using whatif::changes_paragraph;
 using whatif::clauses;
 using whatif::config_differences;
+using whatif::from_to;
 using whatif::is_input;
 using whatif::num;
 using whatif::signed_num;
@@ -163,8 +164,8 @@ std::vector<std::string> what_changed(const Trace& t, int precision, Layout layo
     } else {
         std::vector<std::string> most;
         for (const WeightMove& m : cmp.moved) {
-            most.push_back(fmt::format("{} from {} to {} ({})", cell(m.head, m.row, m.col),
-                                       num(m.before, precision), num(m.after, precision),
+            most.push_back(fmt::format("{} {} ({})", cell(m.head, m.row, m.col),
+                                       from_to(m.before, m.after, precision),
                                        signed_num(m.after - m.before, precision)));
         }
         std::string text =
@@ -239,13 +240,13 @@ std::vector<std::string> what_changed(const Trace& t, int precision, Layout layo
     }
     out.push_back(fmt::format(
         "The output {} changed for {} tokens: {} (the length of the change of each token's "
-        "vector). The largest change of one number is {}[{}, {}], from {} to {}.",
+        "vector). The largest change of one number is {}[{}, {}], {}.",
         o,
         cmp.output_rows.size() == cmp.output_rows_total
             ? fmt::format("all {} of its", cmp.output_rows_total)
             : fmt::format("{} of its {}", cmp.output_rows.size(), cmp.output_rows_total),
-        join_list(rows), o, token, column, num(cmp.before.output(top.row, top.col), precision),
-        num(t.output(top.row, top.col), precision)));
+        join_list(rows), o, token, column,
+        from_to(cmp.before.output(top.row, top.col), t.output(top.row, top.col), precision)));
     const StepDelta* w_o = cmp.delta("W_O");
     std::vector<std::string> why;
     for (std::size_t k = 0; k < std::min<std::size_t>(cmp.output_rows.size(), 3); ++k) {

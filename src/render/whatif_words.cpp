@@ -43,8 +43,7 @@ std::string change_words(const Change& c, const Trace& t, int precision) {
                            c.after != 0.0 ? 1 : 0,
                            c.before == c.after ? " (the value it had: no change)" : "");
     }
-    return fmt::format("{} from {} to {}{}", name, num(c.before, precision),
-                       num(c.after, precision),
+    return fmt::format("{} {}{}", name, from_to(c.before, c.after, precision),
                        c.before == c.after ? " (the value it had: no change)" : "");
 }
 
@@ -88,6 +87,15 @@ std::string num(double x, int precision) {
 std::string signed_num(double x, int precision) {
     const std::string s = num(std::abs(x), precision);
     return (x < 0 ? "-" : "+") + s;
+}
+
+std::string from_to(double before, double after, int precision) {
+    int d = precision;
+    while (before != after && d < toolkit::max_operand_decimals &&
+           num(before, d) == num(after, d)) {
+        ++d;
+    }
+    return fmt::format("from {} to {}", num(before, d), num(after, d));
 }
 
 std::string sym(const Step& step) {

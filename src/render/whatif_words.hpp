@@ -16,6 +16,10 @@ std::string num(double x, int precision);
 /// A change with its sign: "+0.2000", "−0.1358".
 std::string signed_num(double x, int precision);
 
+/// "from 0.2500 to 0.5000": two numbers at `precision` decimals, or at as many more as it
+/// takes to tell them apart when they differ ("from 0.2500000000 to 0.2500000001").
+std::string from_to(double before, double after, int precision);
+
 /// The step's symbol as the prose writes it: "Q", "S′", "Q_1".
 std::string sym(const Step& step);
 

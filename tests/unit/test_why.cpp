@@ -189,7 +189,9 @@ TEST_CASE("cell names: a gradient by the name its header shows, the loss without
                                     {"dS[a,b]", "grad.scores"},
                                     {"dX[0,0]", "grad.X"},
                                     {"dZ[0,0]", "grad.output"},
-                                    {" loss ", "loss"}});
+                                    {" loss ", "loss"},
+                                    {"L", "loss"},
+                                    {"L[0,0]", "loss"}});
     const auto loss = attn::parse_cell("loss", t);
     CHECK((loss.row == 0 && loss.col == 0));
     // a matrix of more than one cell still needs its [ROW,COL]
