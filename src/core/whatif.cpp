@@ -246,9 +246,26 @@ Setting parse_setting(std::string_view raw, const Trace& t, Layout layout) {
     }
     const auto number = number_of(value);
     if (!number) {
-        throw set_error(fmt::format(
-            "{} '{}': '{}' is not a number, expected a finite number such as 0.5, -2 or 1e-3",
-            subject, shown(text), shown(value)));
+        // a number past what a double holds says so, rather than "not a number"
+        std::string_view digits = value;
+        if (digits.starts_with('+')) {
+            digits.remove_prefix(1);
+        }
+        double parsed = 0.0;
+        const auto [end, ec] =
+            std::from_chars(digits.data(), digits.data() + digits.size(), parsed);
+        const bool whole_text = !digits.empty() && end == digits.data() + digits.size();
+        const bool out_of_range = whole_text && ec == std::errc::result_out_of_range;
+        const bool tiny = out_of_range && (digits.find("e-") != std::string_view::npos ||
+                                           digits.find("E-") != std::string_view::npos);
+        const std::string what =
+            tiny           ? "is too close to 0 for a double (the smallest is about 4.9e-324)"
+            : out_of_range ? "is too large for a double (the largest is about 1.8e308)"
+            : whole_text && ec == std::errc() && std::isinf(parsed) ? "is not finite"
+                                                                    : "is not a number";
+        throw set_error(
+            fmt::format("{} '{}': '{}' {}, expected a finite number such as 0.5, -2 or 1e-3",
+                        subject, shown(text), shown(value), what));
     }
     change.before = step->value(r, c);
     change.after = *number;

@@ -193,7 +193,14 @@ TEST_CASE("what-if: a bad setting names what was found and what was expected", "
         return {};
     };
     CHECK_THAT(error_of("V[1,0]=inf"),
-               Catch::Contains("is not a number, expected a finite number"));
+               Catch::Contains("'inf' is not finite, expected a finite number"));
+    CHECK_THAT(error_of("V[1,0]=nan"),
+               Catch::Contains("'nan' is not a number, expected a finite number"));
+    CHECK_THAT(error_of("V[1,0]=x"), Catch::Contains("'x' is not a number"));
+    CHECK_THAT(error_of("V[1,0]=1e400"), Catch::Contains("'1e400' is too large for a double"));
+    CHECK_THAT(error_of("V[1,0]=-1e400"), Catch::Contains("is too large for a double"));
+    CHECK_THAT(error_of("V[1,0]=1e-400"),
+               Catch::Contains("'1e-400' is too close to 0 for a double"));
     CHECK_THAT(error_of("V[2,0]=1"), Catch::Contains("row 2 is out of range, expected 0 to 1"));
     CHECK_THAT(error_of("scores[0,0]=1"), Catch::Contains("computed by the walk-through"));
     // Q, K and V given: no embeddings to swap a token's with
