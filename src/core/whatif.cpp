@@ -190,8 +190,15 @@ Setting parse_setting(std::string_view raw, const Trace& t, Layout layout) {
             cut.clear();  // invalid UTF-8 or only spaces: said below
         }
         if (cut.empty()) {
-            throw set_error(fmt::format("{} '{}': no token given, expected one token after '='",
-                                        subject, shown(text)));
+            // a value the tokenizer drops whole (spaces, control characters) is not "nothing"
+            throw set_error(
+                value.empty()
+                    ? fmt::format("{} '{}': no token given, expected one token after '='", subject,
+                                  shown(text))
+                    : fmt::format("{} '{}': '{}' holds no token as this run cuts text (only "
+                                  "spaces, control or invalid characters), expected one token "
+                                  "after '='",
+                                  subject, shown(text), shown(value)));
         }
         if (cut.size() != 1) {
             throw set_error(fmt::format(
