@@ -107,8 +107,8 @@ std::string gradient_name(const Step& s) {
            (s.symbol.prime ? "′" : "");
 }
 
-// Whether `name` names step `s`: its id, L for the loss, or the name a gradient shows (with ' for ′; a head's
-// own as head2.dW_Q or as its header writes it, dW_Q_2)
+// Whether `name` names step `s`: its id, L for the loss, or the name a gradient shows (with ' for
+// ′; a head's own as head2.dW_Q or as its header writes it, dW_Q_2)
 bool is_named(const Step& s, const std::string& name) {
     if (s.id == name || (s.id == "loss" && name == "L")) {  // the loss as its header names it
         return true;
@@ -183,8 +183,7 @@ CellRef parse_cell(std::string_view raw, const Trace& trace, Layout layout,
     // a step of one cell (the loss) needs no [ROW,COL]
     if (open == std::string_view::npos) {
         const auto one = std::find_if(steps.begin(), steps.end(), [&](const Step& s) {
-            return may_name(s) && is_named(s, cell) && s.shape.rows == 1 &&
-                   s.shape.cols == 1;
+            return may_name(s) && is_named(s, cell) && s.shape.rows == 1 && s.shape.cols == 1;
         });
         if (one != steps.end()) {
             return {one->id, 0, 0, layout};

@@ -73,18 +73,35 @@ std::string missing_input(std::string_view name, const Trace& t) {
     return "";
 }
 
-// A number as --set takes it: finite, in decimal or scientific notation, with a sign.
-std::optional<double> number_of(std::string_view text) {
+// A number as --set takes it (finite, in decimal or scientific notation, with a sign), or
+// why the text is none: "is not a number", "is not finite", or past what a double holds.
+struct NumberText {
+    std::optional<double> value;
+    std::string_view why_not;
+};
+NumberText number_of(std::string_view text) {
     if (text.starts_with('+')) {
         text.remove_prefix(1);
     }
     double value = 0.0;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
-        !std::isfinite(value)) {
-        return std::nullopt;
+    if (text.empty() || ptr != text.data() + text.size()) {
+        return {std::nullopt, "is not a number"};
     }
-    return value;
+    if (ec == std::errc::result_out_of_range) {
+        const bool tiny =
+            text.find("e-") != std::string_view::npos || text.find("E-") != std::string_view::npos;
+        return {std::nullopt, tiny ? "is too close to 0 for a double (the smallest is about "
+                                     "4.9e-324)"
+                                   : "is too large for a double (the largest is about 1.8e308)"};
+    }
+    if (ec != std::errc() || std::isnan(value)) {
+        return {std::nullopt, "is not a number"};
+    }
+    if (std::isinf(value)) {
+        return {std::nullopt, "is not finite"};
+    }
+    return {value, {}};
 }
 
 // "label" for the row or column `i` of `labels`, or "label#i" when the label is repeated.
@@ -251,31 +268,14 @@ Setting parse_setting(std::string_view raw, const Trace& t, Layout layout) {
         change.after = one ? 1.0 : 0.0;
         return out;
     }
-    const auto number = number_of(value);
-    if (!number) {
-        // a number past what a double holds says so, rather than "not a number"
-        std::string_view digits = value;
-        if (digits.starts_with('+')) {
-            digits.remove_prefix(1);
-        }
-        double parsed = 0.0;
-        const auto [end, ec] =
-            std::from_chars(digits.data(), digits.data() + digits.size(), parsed);
-        const bool whole_text = !digits.empty() && end == digits.data() + digits.size();
-        const bool out_of_range = whole_text && ec == std::errc::result_out_of_range;
-        const bool tiny = out_of_range && (digits.find("e-") != std::string_view::npos ||
-                                           digits.find("E-") != std::string_view::npos);
-        const std::string what =
-            tiny           ? "is too close to 0 for a double (the smallest is about 4.9e-324)"
-            : out_of_range ? "is too large for a double (the largest is about 1.8e308)"
-            : whole_text && ec == std::errc() && std::isinf(parsed) ? "is not finite"
-                                                                    : "is not a number";
+    const NumberText number = number_of(value);
+    if (!number.value) {
         throw set_error(
             fmt::format("{} '{}': '{}' {}, expected a finite number such as 0.5, -2 or 1e-3",
-                        subject, shown(text), shown(value), what));
+                        subject, shown(text), shown(value), number.why_not));
     }
     change.before = step->value(r, c);
-    change.after = *number;
+    change.after = *number.value;
     change.step_id = ref.step_id;
     if (step->op == StepOp::head_w_q || step->op == StepOp::head_w_k ||
         step->op == StepOp::head_w_v) {

@@ -49,11 +49,11 @@ std::string trim_blanks(std::string_view text);
 /// (Q, K, V, scores, scaled_scores, masked_scores, weights, output, ..., with a head prefix
 /// such as head2.scores when there are several heads), or the name a gradient step shows in
 /// its header (dW_Q for grad.W_Q, dS′ or dS' for grad.scaled_scores, head2.dQ); ROW and COL
-/// are the row and the column as shown, each an index or a label (a token, or q0, k1, ...). A token that appears more
-/// than once must be given by index (or as 'the#2'). A step of one cell (the loss) may be
-/// named without [ROW,COL]. Throws attn::Error (usage, allowed.field) that lists the valid
-/// names, or the indices to use for an ambiguous token, with the nearest spelling of a misspelt
-/// name or label ("did you mean 'book'?").
+/// are the row and the column as shown, each an index or a label (a token, or q0, k1, ...). A token
+/// that appears more than once must be given by index (or as 'the#2'). A step of one cell (the
+/// loss) may be named without [ROW,COL]. Throws attn::Error (usage, allowed.field) that lists the
+/// valid names, or the indices to use for an ambiguous token, with the nearest spelling of a
+/// misspelt name or label ("did you mean 'book'?").
 ///
 ///     parse_cell("scores[is,book]", trace);   // {"scores", 1, 2} for "This is book"
 ///     parse_cell("weights[2,0]", trace);      // by index
