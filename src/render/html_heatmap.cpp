@@ -21,7 +21,7 @@ namespace attn::report {
 namespace {
 
 constexpr std::size_t compact_above = 40;  // tokens: more, and a T × T step is a heatmap
-constexpr int blocked = 255;               // the level of a −∞ or blocked cell
+constexpr int blocked_level = 255;         // the level of a −∞ or blocked cell
 constexpr int top_level = 254;             // levels 0 to 254 are colours
 
 // Base64 written as it is made, a few KiB at a time: the values of a 1,000-token step are 8 MB,
@@ -170,7 +170,7 @@ void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style, cons
             const double largest = weights ? row_largest(r) : 0.0;
             for (std::size_t c = 0; c < cols; ++c) {
                 if (mask) {
-                    levels.put(static_cast<std::uint8_t>(step.allowed(r, c) ? 0 : blocked));
+                    levels.put(static_cast<std::uint8_t>(step.allowed(r, c) ? 0 : blocked_level));
                     continue;
                 }
                 const double v = step.value(r, c);
@@ -179,7 +179,7 @@ void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style, cons
                 const double unit =
                     weights ? std::clamp(t, 0.0, 1.0) : (std::clamp(t, -1.0, 1.0) + 1) / 2;
                 levels.put(static_cast<std::uint8_t>(
-                    std::isinf(v) ? blocked : std::lround(unit * top_level)));
+                    std::isinf(v) ? blocked_level : std::lround(unit * top_level)));
             }
         }
         levels.finish();
