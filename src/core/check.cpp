@@ -385,12 +385,16 @@ std::vector<StepVerdict> check_rows(const Trace& t, const AnswerSheet& sheet,
                 v.wrong.push_back({r, c, cells[r][c], expected});
                 // transposed one by one: the right value of the mirror cell, when that value
                 // is far enough from this cell's (more than twice the tolerance) for matching
-                // it not to be a near-coincidence
+                // it not to be a near-coincidence. A whole number (the by-hand exercises'
+                // scores: small integers, many of them alike) is matched by chance too often
+                // to say so from one cell: then the mirror cell must hold this one's value.
+                const double mirror = step.value(c, r);
                 const Tolerance twice{2.0 * tolerance.absolute, 2.0 * tolerance.relative};
                 if (step.shape.rows == step.shape.cols && r != c &&
                     cells[r][c].kind != Answer::Kind::blank &&
-                    matches(cells[r][c], step.value(c, r), tolerance) &&
-                    !matches(Answer{Answer::Kind::number, step.value(c, r)}, expected, twice)) {
+                    matches(cells[r][c], mirror, tolerance) &&
+                    !matches(Answer{Answer::Kind::number, mirror}, expected, twice) &&
+                    (mirror != std::round(mirror) || matches(cells[c][r], expected, tolerance))) {
                     v.swapped_cells.emplace_back(r, c);
                 }
             }

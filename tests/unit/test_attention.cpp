@@ -329,6 +329,40 @@ TEST_CASE(
     CHECK(verdict(0.6 * gap).swapped_cells.empty());
 }
 
+TEST_CASE(
+    "attn check: a whole number matching its mirror cell is named only when the mirror cell "
+    "holds this cell's value too",
+    "[check]") {
+    const auto t = attn::explain(integer_input(), integer_config());
+    const attn::Step& q = *attn::find_step(t, "Q");
+    // Q of the integer example: Q[0, 1] = 0, its mirror Q[1, 0] = 2 (small whole numbers, as
+    // in the by-hand exercises, where a wrong 2 matches some other cell by chance)
+    REQUIRE(q.value(0, 1) == 0.0);
+    REQUIRE(q.value(1, 0) == 2.0);
+    attn::AnswerSheet sheet;
+    sheet.path = "answers.json";
+    sheet.step_ids = {"Q"};
+    std::vector<std::vector<attn::Answer>> cells(3, std::vector<attn::Answer>(3));
+    for (std::size_t r = 0; r < 3; ++r) {
+        for (std::size_t c = 0; c < 3; ++c) {
+            cells[r][c] = {attn::Answer::Kind::number, q.value(r, c)};
+        }
+    }
+    const auto verdict = [&] {
+        sheet.answers = {cells};
+        const auto v = attn::check_answers(t, sheet, attn::Tolerance{0.01, 0.0});
+        REQUIRE(v.size() == 1);
+        return v[0];
+    };
+    cells[0][1].value = 2.0;  // the mirror's value, in one cell alone: maybe a slip, maybe chance
+    CHECK(verdict().wrong.size() == 1);
+    CHECK(verdict().swapped_cells.empty());
+    cells[1][0].value = 0.0;  // and the mirror holds this one's: the pair is swapped
+    const auto both = verdict();
+    CHECK(both.wrong.size() == 2);
+    CHECK(both.swapped_cells == std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {1, 0}});
+}
+
 TEST_CASE("check: --tolerance 0 is exact up to the rounding of doubles, no further", "[check]") {
     const attn::Tolerance exact{0.0, 0.0};
     // the answer key's exact -0.0401 beside attn's -0.0401 computed as a double
