@@ -309,28 +309,35 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
     if (!found) {
         return;
     }
-    // "the largest score" only when no other score the mask allows equals it
+    // "the largest score" only when no other score the mask allows equals it, "the only
+    // score" when there is no other
     std::size_t tied = 0;
+    std::size_t allowed = 0;
     for (std::size_t i = 0; i < head.scores.rows(); ++i) {
         for (std::size_t j = 0; j < head.scores.cols(); ++j) {
-            if ((!t.mask || t.mask->allowed(i, j)) && head.scores(i, j) == head.scores(bi, bj)) {
-                ++tied;
+            if (!t.mask || t.mask->allowed(i, j)) {
+                ++allowed;
+                tied += head.scores(i, j) == head.scores(bi, bj) ? 1U : 0U;
             }
         }
     }
     const std::string which =
-        tied == 1
-            ? fmt::format("the largest score{} is query {} against key {}",
+        allowed == 1
+            ? fmt::format("Here the only score{} is query {} against key {}",
                           t.mask ? " the mask allows" : "", token_name(t, bi), token_name(t, bj))
-            : fmt::format("query {} against key {}, one of {} scores{} tied for the largest",
-                          token_name(t, bi), token_name(t, bj), tied,
-                          t.mask ? " the mask allows" : "");
+        : tied == 1
+            ? fmt::format("For example, the largest score{} is query {} against key {}",
+                          t.mask ? " the mask allows" : "", token_name(t, bi), token_name(t, bj))
+            : fmt::format(
+                  "For example, query {} against key {}, one of {} scores{} tied for the "
+                  "largest",
+                  token_name(t, bi), token_name(t, bj), tied, t.mask ? " the mask allows" : "");
     const auto num = [precision](double x) { return format_checkable(x, precision, true); };
     const double qn = head.q_norms[bi];
     const double kn = head.k_norms[bj];
     if (qn == 0.0 || kn == 0.0) {  // a zero vector: its length is 0 and its angle undefined
         n.after.push_back(fmt::format(
-            "For example, {}: {}, because the {} is "
+            "{}: {}, because the {} is "
             "all zeros: its length is 0, so its dot product with anything is 0 whatever the "
             "angle. The lengths of the vectors count as much as the angle between them.",
             which, num(head.scores(bi, bj)), qn == 0.0 ? "query" : "key"));
@@ -347,7 +354,7 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
         const double log10 = std::log10(qn) + std::log10(kn) + std::log10(std::abs(cos));
         const double exponent = std::floor(log10);
         n.after.push_back(fmt::format(
-            "For example, {}: {} here, although "
+            "{}: {} here, although "
             "|q| · |k| · cos\u00A0θ = {} · {} · {} ≈ {}{}e{}. That is below the smallest "
             "number a double holds with full precision (about 2.2e-308), so the score is "
             "stored as 0 (it underflows).",
@@ -370,7 +377,7 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
         [&score_text](double x) { return score_text(x, false); });
     const auto factor = [factors](double x) { return format_checkable(x, factors, true); };
     n.after.push_back(fmt::format(
-        "For example, {}: {} = |q| · |k| · "
+        "{}: {} = |q| · |k| · "
         "cos\u00A0θ = {} · {} · {}. The lengths of the vectors count as much as the angle "
         "between them.",
         which, score_text(score, true), factor(qn), factor(kn), factor(cos)));
