@@ -11,6 +11,7 @@
 
 #include "attn/render/render.hpp"
 #include "narrative.hpp"
+#include "toolkit.hpp"
 
 namespace attn::lesson {
 namespace {
@@ -248,7 +249,28 @@ void favourites(const Trace& t, const Head& head, int precision, Notes& n) {
             }
             whom = listed(names);
         }
-        items.push_back(fmt::format("{} → {} ({})", name(r), whom, weight_text(top, precision)));
+        // a runner-up that prints as the largest does: both written with the decimals that
+        // tell them apart, or the table shows a tie where the sentence names one key
+        double second = -1.0;
+        std::size_t second_key = 0;
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            if (row[c] < top && row[c] > second) {
+                second = row[c];
+                second_key = c;
+            }
+        }
+        std::string top_text = weight_text(top, precision);
+        if (second > 0.0 && weight_text(second, precision) == top_text) {
+            int d = precision;
+            while (d < toolkit::max_operand_decimals &&
+                   weight_text(second, d) == weight_text(top, d)) {
+                ++d;
+            }
+            top_text = fmt::format("{}, just above {} at {}", weight_text(top, d),
+                                   second_key == r ? std::string("itself") : name(second_key),
+                                   weight_text(second, d));
+        }
+        items.push_back(fmt::format("{} → {} ({})", name(r), whom, top_text));
     }
     if (counted == 0) {
         return;

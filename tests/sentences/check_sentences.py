@@ -2,7 +2,8 @@
 """Every sentence true: runs attn explain over combinations of --layout, --scale-by (and
 --no-scale), --softmax-over, --mask, --positions, --heads and --arith, with --why on several
 cells (and four runs with the tables at --precision 0 and 1, whose sentences, read-outs and
---why still quote four decimals: their arithmetic and --why are checked), and checks what it
+--why still quote four decimals: their arithmetic and --why are checked; and four at 10 and
+15 decimals, checked as at 4), and checks what it
 prints:
 
 - every worked arithmetic line holds for the numbers it shows: a / b = c, ⌊a / b⌋ = c,
@@ -307,14 +308,22 @@ def check_favourites(where, text, cols):
         checked["favourites"] += 1
         table = weights_table(text, text.find("Each query's largest weight", m.start() - 200
                                               if m.start() > 200 else 0), cols)
-        items = re.findall(r"'([^']+)'(?: at \d+)? → (.+?) \(([0-9.]+)\)(?:, |$)", m[1])
+        # "'a' → 'b' (0.445810, just above itself at 0.445807)": a runner-up that prints as
+        # the largest at four decimals, both written with the decimals that tell them apart
+        items = re.findall(r"'([^']+)'(?: at \d+)? → (.+?) \(([0-9.]+)((?:, just above (?:itself|'[^']+'(?: at \d+)?) at [0-9.]+)?)\)(?:, |$)", m[1])
         if len(items) != len(table):
             fail(where, f"{len(items)} queries in {m[0][:60]!r}, {len(table)} in the table")
             continue
         alone = 0
         tied = 0  # rows whose largest weight is shared by itself and other keys
-        for i, ((query, keys, w), (label, weights)) in enumerate(zip(items, table)):
+        for i, ((query, keys, w, above), (label, weights)) in enumerate(zip(items, table)):
             others_top = [j for j, x in enumerate(weights) if abs(x - max(weights)) <= 1e-4]
+            if above:
+                # not a tie: the largest and the runner-up differ, in the digits shown
+                second = re.search(rf"at ({NUM})$", above)[1]
+                if float(second) >= float(w) or abs(float(w) - float(second)) > 1e-4:
+                    fail(where, f"{query} → {keys} ({w}{above}): not a near tie")
+                others_top = [j for j in others_top if j != i or keys == "itself"]
             if i in others_top and len(others_top) > 1:
                 tied += 1
             top = max(weights)
@@ -576,7 +585,9 @@ def check_columns(where, text, over):
 
 
 def run(args):
-    p = subprocess.run([ATTN, "explain", *args, "--color", "never", "--width", "100"],
+    # wide enough for a table of 15 decimals not to be split into blocks of columns
+    width = "200" if "--precision" in args else "100"
+    p = subprocess.run([ATTN, "explain", *args, "--color", "never", "--width", width],
                        capture_output=True, text=True)
     return p.returncode, p.stdout, p.stderr
 
@@ -618,8 +629,9 @@ def configurations():
         if heads > 1:
             args += ["--d-model", "6"]
         yield args
-    # the tables rounded to 0 or 1 decimals: the sentences and --why still quote two
-    for precision in ["0", "1"]:
+    # the tables rounded to 0 or 1 decimals: the sentences and --why still quote two; and at
+    # 10 and 15 decimals, where every line's digits must still hold
+    for precision in ["0", "1", "10", "15"]:
         for mask in ["none", "causal"]:
             yield ["The cat sat on the mat", "--lowercase", "--layout", "row", "--softmax-over",
                    "rows", "--mask", mask, "--positions", "none", "--heads", "1", "--arith",
@@ -656,8 +668,8 @@ def check(args):
         return
     check_arithmetic(where, out)
     cols = args[args.index("--layout") + 1] == "col"
-    if "--precision" not in args:
-        # these compare sentences with the tables to the default 4 decimals; with the tables
+    if "--precision" not in args or int(args[args.index("--precision") + 1]) >= 2:
+        # these compare sentences with the tables to 4 decimals or more; with the tables
         # at 0 or 1, the arithmetic (in intervals), the read-outs and --why are checked
         check_sums(where, out)
         check_claims(where, out)
@@ -768,6 +780,11 @@ FAVOURITES_TIED = {
     "itself with another token for its largest weight.\n": 0,
     "Each query's largest weight: 'This' → itself and 'is' (0.4000), 'is' → 'This' (0.7603), "
     "'book' → 'This' (0.3965); no token attends most to itself.\n": 2,
+    # a near tie (equal at four decimals), told apart: not a tie
+    "Each query's largest weight: 'This' → 'is' (0.400010, just above itself at 0.400005), "
+    "'is' → 'This' (0.7603), 'book' → 'This' (0.3965); no token attends most to itself.\n": 0,
+    "Each query's largest weight: 'This' → 'is' (0.400010, just above itself at 0.400020), "
+    "'is' → 'This' (0.7603), 'book' → 'This' (0.3965); no token attends most to itself.\n": 1,
 }
 for sentence, expected in FAVOURITES_TIED.items():
     check_favourites("self-test", TIED + sentence, False)
