@@ -76,6 +76,8 @@ class MatrixPrinter {
             const TableNumbers was = table_numbers(*before_, style.precision);
             numbers_.precision = std::max(numbers_.precision, was.precision);
             numbers_.scientific = numbers_.scientific && was.scientific;
+            numbers_.capped =
+                (numbers_.capped || was.capped) && numbers_.precision < style.precision;
         }
 
         // one width for every cell, so columns line up across blocks
@@ -173,6 +175,14 @@ class MatrixPrinter {
         }
         if (elided_) {
             w_.paragraph("The JSON dump (--json FILE) has every value.", "  ", "2");
+        }
+        if (numbers_.capped) {
+            w_.paragraph(fmt::format("Shown to {} decimals, not {}: a double holds about {} "
+                                     "significant digits, and past them its digits are the "
+                                     "rounding of the computation, not the number's. The JSON "
+                                     "dump (--json FILE) has every bit.",
+                                     numbers_.precision, style.precision, significant_digits),
+                         "  ", "2");
         }
         if (is_attention() && legend_) {
             print_legend(w_);

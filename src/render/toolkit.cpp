@@ -27,7 +27,19 @@ std::string format_number(double value, int precision, bool unicode) {
     }
     // past ten million, fixed notation gets too wide to read: 1.2346e+08
     if (std::abs(value) >= 1e7) {
-        return fmt::format("{:.{}e}", value, precision);
+        return fmt::format("{:.{}e}", value, std::min(precision, significant_digits - 1));
+    }
+    // never more than significant_digits significant digits: past them a double's digits are
+    // the rounding of the computation (−7.116554649999999 for the exact −7.11655465)
+    if (value != 0.0) {
+        int leading = static_cast<int>(std::floor(std::log10(std::abs(value))));
+        // 0.99999999999999989 rounds up to 1.000...: its leading digit is then a place higher
+        if (std::abs(value) >= 0.5 * std::pow(10.0, leading + 1) &&
+            std::abs(std::round(value * std::pow(10.0, significant_digits - 1 - leading))) >=
+                std::pow(10.0, significant_digits)) {
+            ++leading;
+        }
+        precision = std::min(precision, std::max(0, significant_digits - 1 - leading));
     }
     std::string s = fmt::format("{:.{}f}", value, precision);
     // -0.00004 rounds to "-0.0000": drop the sign of a number that prints as zero
@@ -79,13 +91,36 @@ TableNumbers table_numbers(const Step& step, int precision) {
     // as 0, as the user asked, and stays in fixed notation
     const double shows_as_zero = 0.5 * std::pow(10.0, -std::max(precision, prose_digits));
     bool some_nonzero = false;
+    double largest = 0.0;
     for (double x : data) {
-        if (std::isfinite(x) && std::abs(x) >= shows_as_zero) {
-            return out;
+        if (std::isfinite(x)) {
+            largest = std::max(largest, std::abs(x));
+            some_nonzero = some_nonzero || x != 0.0;
         }
-        some_nonzero = some_nonzero || (std::isfinite(x) && x != 0.0);
+    }
+    if (largest >= shows_as_zero) {
+        // the digits before the point count: 12.3 at 15 decimals would print 17 (from 1e7 on,
+        // numbers are written m.mmm e+N, one digit before the point of m)
+        const auto before_point = [](double x, int decimals) {
+            const std::string text = format_number(x, decimals, false);
+            const auto point = text.find_first_of(".e");
+            const std::string whole = text.substr(0, point);
+            return whole == "0" ? 0 : static_cast<int>(whole.size());
+        };
+        int most = std::max(0, significant_digits - before_point(largest, out.precision));
+        // 9.99999999999999 may round up to 10.0000000000000 at fewer decimals
+        most = std::max(0, std::min(most, significant_digits - before_point(largest, most)));
+        if (out.precision > most) {
+            out.precision = most;
+            out.capped = true;
+        }
+        return out;
     }
     out.scientific = some_nonzero;
+    if (out.scientific && out.precision > significant_digits - 1) {  // m.mmm e-N
+        out.precision = significant_digits - 1;
+        out.capped = true;
+    }
     return out;
 }
 
@@ -111,7 +146,7 @@ std::string format_tidy(double value, int precision, bool unicode) {
 std::string format_checkable(double value, int precision, bool unicode) {
     if (value != 0.0 && std::isfinite(value) &&
         std::abs(value) < 0.5 * std::pow(10.0, -precision)) {
-        return fmt::format("{:.{}e}", value, std::max(precision, 1));
+        return fmt::format("{:.{}e}", value, std::clamp(precision, 1, significant_digits - 1));
     }
     return format_tidy(value, precision, unicode);
 }

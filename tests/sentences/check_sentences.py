@@ -45,7 +45,7 @@ ATTN = sys.argv[1]
 CHECKPOINT = sys.argv[2] if len(sys.argv) > 2 else None
 NUM = r"[−-]?\d+(?:\.\d+)?(?:e[+-]\d+)?"
 failures = []
-checked = {"arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0, "claims": 0,
+checked = {"significant": 0, "arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0, "claims": 0,
            "readouts": 0}
 
 
@@ -638,6 +638,16 @@ def configurations():
                    "exact", "--scale-by", "d_k", "--precision", precision]
 
 
+def check_significant(where, text):
+    """No number printed with more than 15 significant digits: past them a double's digits are
+    the rounding of the computation (−7.116554649999999 for the exact −7.11655465)."""
+    for number in re.findall(r"(?<![\w.])[−-]?\d+\.\d+(?:e[+-]\d+)?", text):
+        digits = number.lstrip("−-").split("e")[0].replace(".", "").lstrip("0")
+        checked["significant"] += 1
+        if len(digits) > 15:
+            fail(where, f"{number} has {len(digits)} significant digits, more than a double holds")
+
+
 def cells_for(args, heads):
     prefix = "head2." if heads > 1 else ""
     cols = "col" in args[args.index("--layout") + 1]
@@ -677,6 +687,8 @@ def check(args):
         check_favourites(where, out, cols)
     precision = int(args[args.index("--precision") + 1]) if "--precision" in args else 4
     check_readouts(where, out, cols, precision)
+    if precision >= 10:
+        check_significant(where, out)
     over = args[args.index("--softmax-over") + 1]
     if cols:
         check_columns(where, out, over)
@@ -686,6 +698,8 @@ def check(args):
             fail(where + f" --why {cell}", f"exit {code}: {err.strip()}")
             continue
         check_arithmetic(where + f" --why {cell}", why, strict=True)
+        if "--precision" in args and int(args[args.index("--precision") + 1]) >= 10:
+            check_significant(where + f" --why {cell}", why)
         if cols:
             check_columns(where + f" --why {cell}", why, over)
         m = re.search(rf"Why is .+? = ({NUM}|−∞)(?: after the update)?\?", why)
@@ -973,5 +987,6 @@ if failures:
     sys.exit(1)
 print(f"ok: {len(configs)} runs; {checked['arithmetic']} arithmetic lines, {checked['sums']} sums, "
       f"{checked['why']} --why cells against their tables, {checked['columns']} column-layout checks, "
-      f"{checked['favourites']} largest-weight sentences, {checked['claims']} claims of closeness "
+      f"{checked['favourites']} largest-weight sentences, {checked['significant']} numbers "
+      f"at 10 or 15 decimals within 15 significant digits, {checked['claims']} claims of closeness "
       f"and comparison, {checked['readouts']} read-outs against the weights")

@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
@@ -40,6 +41,34 @@ TEST_CASE("numbers print with fixed precision, no negative zero, −∞ for mask
     CHECK(attn::format_number(-inf, 4, true) == "−∞");
     CHECK(attn::format_number(-inf, 4, false) == "-inf");
     CHECK(attn::format_number(std::nan(""), 4, false) == "nan");
+}
+
+TEST_CASE("numbers never print more than 15 significant digits", "[render]") {
+    // −0.0401·−0.5525 + −0.9159·2.2613 + −2.8183·1.7981 is −7.11655465 exactly; the double
+    // computed for it is −7.1165546499999991...: its 16th and 17th digits are rounding
+    const double score = -0.0401 * -0.5525 + -0.9159 * 2.2613 + -2.8183 * 1.7981;
+    REQUIRE(fmt::format("{:.15f}", score) == "-7.116554649999999");
+    CHECK(attn::format_number(score, 15, true) == "-7.11655465000000");
+    CHECK(attn::format_number(score, 4, true) == "-7.1166");
+    CHECK(attn::format_number(0.155662793901231, 17, true) == "0.155662793901231");
+    CHECK(attn::format_number(0.000123456789012345678, 20, true) == "0.000123456789012346");
+    CHECK(attn::format_number(1234567.0, 15, true) == "1234567.00000000");
+    // a sum of weights just under 1 rounds up to 1: 15 digits of it, not 16
+    CHECK(attn::format_number(0.99999999999999989, 15, true) == "1.00000000000000");
+    CHECK(attn::format_number(-9.9999999999999991, 15, true) == "-10.0000000000000");
+    CHECK(attn::format_number(0.9999, 15, true) == "0.999900000000000");
+    CHECK(attn::format_number(123456789.0, 15, true) == "1.23456789000000e+08");
+    CHECK(attn::format_checkable(1.234e-30, 15, true) == "1.23400000000000e-30");
+    // a table: every entry at the decimals of its largest, and the cut said
+    const attn::Matrix m{{score, 0.5}, {0.25, 0.125}};
+    attn::Step step;
+    step.kind = attn::StepKind::matrix;
+    step.matrix = &m;
+    const auto table = attn::table_numbers(step, 15);
+    CHECK(table.precision == 14);
+    CHECK(table.capped);
+    CHECK_FALSE(attn::table_numbers(step, 14).capped);
+    CHECK(table.format(0.125, true) == "0.12500000000000");
 }
 
 TEST_CASE("a variance prints finite however large or small it is", "[render]") {

@@ -128,8 +128,13 @@ std::string render_why(const Trace& trace, const CellRef& cell, const TextStyle&
 /// stderr; the text and JSON outputs carry them too.
 std::vector<std::string> trace_warnings(const Trace& trace);
 
-/// A number as the text walk-through prints it: fixed `precision` digits, no "-0.0000",
-/// and "−∞" / "-inf" for a masked cell.
+/// The most significant digits attn prints of a number: a double holds 15 to 17, and past the
+/// 15th they are the rounding of the computation, not the number's (−7.116554649999999 for
+/// the exact −7.11655465).
+inline constexpr int significant_digits = 15;
+
+/// A number as the text walk-through prints it: fixed `precision` digits (fewer where more
+/// would pass significant_digits), no "-0.0000", and "−∞" / "-inf" for a masked cell.
 std::string format_number(double value, int precision, bool unicode);
 
 /// A variance as the walk-through prints it: format_number of its value; in scientific
@@ -154,10 +159,13 @@ std::string format_tidy(double value, int precision, bool unicode);
 /// Markdown, LaTeX and HTML: a matrix of whole numbers without decimals (the integer
 /// examples, --arith hand); in scientific notation when some entry is not 0 but every one
 /// prints as 0 at the precision and at prose_digits (Q of 1e-200 is not a table of 0.0000, as
-/// 1e+200 is not one of digits); otherwise `precision` decimals.
+/// 1e+200 is not one of digits); otherwise `precision` decimals, but never more than make
+/// significant_digits significant digits of the table's largest entry (format_number).
+/// `capped` says that precision was cut.
 struct TableNumbers {
     int precision = 4;
     bool scientific = false;
+    bool capped = false;
     [[nodiscard]] std::string format(double value, bool unicode) const;
 };
 TableNumbers table_numbers(const Step& step, int precision);
