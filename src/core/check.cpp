@@ -388,10 +388,12 @@ std::vector<StepVerdict> check_rows(const Trace& t, const AnswerSheet& sheet,
                 // it not to be a near-coincidence. A whole number (the by-hand exercises'
                 // scores: small integers, many of them alike) is matched by chance too often
                 // to say so from one cell: then the mirror cell must hold this one's value.
+                if (step.shape.rows != step.shape.cols || r == c) {
+                    continue;
+                }
                 const double mirror = step.value(c, r);
                 const Tolerance twice{2.0 * tolerance.absolute, 2.0 * tolerance.relative};
-                if (step.shape.rows == step.shape.cols && r != c &&
-                    cells[r][c].kind != Answer::Kind::blank &&
+                if (cells[r][c].kind != Answer::Kind::blank &&
                     matches(cells[r][c], mirror, tolerance) &&
                     !matches(Answer{Answer::Kind::number, mirror}, expected, twice) &&
                     (mirror != std::round(mirror) || matches(cells[c][r], expected, tolerance))) {

@@ -32,24 +32,34 @@ std::string normalised(const std::string& path) {
     return ec ? p.string() : (parent / p.filename()).string();
 }
 
-// Whether following `path`'s links leads into /proc: an open file of a process (/dev/stdout,
-// /dev/fd/N, /proc/self/fd/N), whatever kind of file it is open on.
-bool through_proc(const std::string& path) {
-    std::string p = normalised(path);
+// The paths that following `path`'s symbolic links passes through, normalised, the path
+// itself first and the last the file they end at (which need not exist: a dangling link
+// names the file it would create). At most 40 links, as the kernel follows.
+std::vector<std::string> link_chain(const std::string& path) {
+    std::vector<std::string> chain{normalised(path)};
     for (int hop = 0; hop < 40; ++hop) {
-        if (p.starts_with("/proc/")) {
-            return true;
-        }
+        const std::string& p = chain.back();
         struct stat st {};
         if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
-            return false;
+            break;
         }
         std::error_code ec;
         const fs::path target = fs::read_symlink(p, ec);
         if (ec) {
-            return false;
+            break;
         }
-        p = normalised((fs::path(p).parent_path() / target).string());
+        chain.push_back(normalised((fs::path(p).parent_path() / target).string()));
+    }
+    return chain;
+}
+
+// Whether following `path`'s links leads into /proc: an open file of a process (/dev/stdout,
+// /dev/fd/N, /proc/self/fd/N), whatever kind of file it is open on.
+bool through_proc(const std::string& path) {
+    for (const auto& p : link_chain(path)) {
+        if (p.starts_with("/proc/")) {
+            return true;
+        }
     }
     return false;
 }
@@ -112,10 +122,13 @@ void check_outputs(const std::vector<OutputTarget>& outputs, const std::vector<I
         stdout_path.empty() || special_file_kind(stdout_path) == "a character device"
             ? std::nullopt
             : file_id(stdout_path);
+    // the same file: by device and inode when both exist; else by path, a link also by the
+    // file it leads to (a dangling link to out.json beside --json out.json)
     const auto same = [](const OutputTarget& a, const OutputTarget& b) {
         const auto ia = file_id(a.path);
         const auto ib = file_id(b.path);
-        return (ia && ib && *ia == *ib) || normalised(a.path) == normalised(b.path);
+        return (ia && ib && *ia == *ib) || normalised(a.path) == normalised(b.path) ||
+               link_chain(a.path).back() == link_chain(b.path).back();
     };
     for (std::size_t i = 0; i < outputs.size(); ++i) {
         const auto& out = outputs[i];

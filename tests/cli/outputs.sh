@@ -132,6 +132,13 @@ for alias in hard soft; do
     expect 2 "an input through a $alias link" "$dir/err10" "reads, expected another path"
 done
 cmp -s "$dir/m.json" "$dir/m.orig" || fail "an input was changed"
+# a dangling link to a file another option creates: one file named twice, as when it exists
+ln -s new.json "$dir/dangling.html"
+"$attn" explain "This is book" --json "$dir/new.json" --html "$dir/dangling.html" 2>"$dir/err10b"
+rc=$?
+expect 2 "an output and a dangling link to it" "$dir/err10b" \
+    "--html $dir/dangling.html and --json $dir/new.json are the same file"
+[ -L "$dir/dangling.html" ] && [ ! -e "$dir/new.json" ] || fail "a dangling link: something was written"
 "$attn" explain --from "$dir/c.json" --json "$dir/c.json" 2>"$dir/err11"
 rc=$?
 expect 2 "--from as the output" "$dir/err11" "is the file --from $dir/c.json reads"

@@ -361,6 +361,23 @@ TEST_CASE(
     const auto both = verdict();
     CHECK(both.wrong.size() == 2);
     CHECK(both.swapped_cells == std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {1, 0}});
+    // a step that is not square has no mirror cells: a wrong cell is only wrong
+    const attn::Step& w_q = *attn::find_step(t, "W_Q");
+    REQUIRE(w_q.shape.rows == 4);
+    REQUIRE(w_q.shape.cols == 3);
+    std::vector<std::vector<attn::Answer>> tall(4, std::vector<attn::Answer>(3));
+    for (std::size_t r = 0; r < 4; ++r) {
+        for (std::size_t c = 0; c < 3; ++c) {
+            tall[r][c] = {attn::Answer::Kind::number, w_q.value(r, c)};
+        }
+    }
+    tall[3][0].value = 7.0;
+    sheet.step_ids = {"W_Q"};
+    sheet.answers = {tall};
+    const auto v = attn::check_answers(t, sheet, attn::Tolerance{0.01, 0.0});
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].wrong.size() == 1);
+    CHECK(v[0].swapped_cells.empty());
 }
 
 TEST_CASE("check: --tolerance 0 is exact up to the rounding of doubles, no further", "[check]") {
