@@ -245,9 +245,9 @@ std::string heading(const Trace& t, const Step& step) {
                        tensor.empty() ? "" : "  [" + tensor + "]");
 }
 
-std::vector<SummaryItem> summary(const Trace& t) {
+std::vector<SummaryItem> summary(const Trace& t, Layout layout) {
     auto lines = summary_of_run(t);
-    if (auto item = comparison_item(t)) {
+    if (auto item = comparison_item(t, layout)) {
         lines.push_back(std::move(*item));
     }
     return lines;

@@ -45,7 +45,7 @@ struct SummaryItem {
 
 /// The summary of a run: the lesson, the sentence, the sizes, where the numbers came from,
 /// and a what-if's changes.
-std::vector<SummaryItem> summary(const Trace& trace);
+std::vector<SummaryItem> summary(const Trace& trace, Layout layout = Layout::row);
 /// The summary without the what-if's item.
 std::vector<SummaryItem> summary_of_run(const Trace& trace);
 
@@ -60,7 +60,7 @@ std::vector<std::string> warnings(const Trace& trace);
 // A what-if (--set) or attn diff (Trace::comparison; whatif_words.cpp).
 
 /// The summary's item about the comparison: what was changed, or the two dumps compared.
-std::optional<SummaryItem> comparison_item(const Trace& trace);
+std::optional<SummaryItem> comparison_item(const Trace& trace, Layout layout = Layout::row);
 /// The note under a step's matrix: how many cells differ from the run compared with, where
 /// and by how much.
 std::string change_note(const Trace& trace, const Step& step, int precision);

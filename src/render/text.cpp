@@ -127,7 +127,7 @@ void print_summary(Writer& w, const Trace& trace) {
     // "sizes     d_model = ...": the key, then the value wrapped under itself
     constexpr std::size_t value_column = 10;
     const std::string under(value_column, ' ');
-    for (const auto& item : lesson::summary(trace)) {
+    for (const auto& item : lesson::summary(trace, w.style().layout)) {
         w.wrapped(w.text(toolkit::terminal(item.value)), pad_right(item.key, value_column), {},
                   under);
         for (const auto& more : item.more) {

@@ -105,7 +105,7 @@ bool tokens_differ(const Trace& t, const Comparison& cmp) {
 std::vector<std::string> what_changed(const Trace& t, int precision, Layout layout) {
     const Comparison& cmp = *t.comparison;
     std::vector<std::string> out;
-    out.push_back(changes_paragraph(t, cmp, precision));
+    out.push_back(changes_paragraph(t, cmp, precision, layout));
 
     // the computed steps, in order and as shown: which changed, where and by how much
     const bool col = layout == Layout::col && !t.column_steps.empty();

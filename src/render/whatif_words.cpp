@@ -31,8 +31,17 @@ std::string rows_words(std::string_view one, std::string_view many,
 }
 
 // "embeddings[is,d1] from 0.3000 to 0.5", "tokens[2] from 'book' to 'hat'"
-std::string change_words(const Change& c, const Trace& t, int precision) {
-    const std::string name = cell_name(c, t);
+std::string change_words(const Change& c, const Trace& t, int precision, Layout layout) {
+    std::string name = cell_name(c, t);
+    // in the column layout the cell as shown: its step's rows are the matrix's columns
+    if (const Step* s = layout == Layout::col && !t.column_steps.empty()
+                            ? find_step(t, c.step_id, Layout::col)
+                            : nullptr;
+        !c.is_token() && s != nullptr && s->transposed && c.col < s->row_labels.size() &&
+        c.row < s->col_labels.size()) {
+        name = fmt::format("{}[{},{}]", c.step_id, toolkit::cell_label(s->row_labels, c.col),
+                           toolkit::cell_label(s->col_labels, c.row));
+    }
     if (c.is_token()) {
         return fmt::format("{} from {} to {}{}", name, quoted(c.token_before),
                            quoted(c.token_after),
@@ -49,12 +58,13 @@ std::string change_words(const Change& c, const Trace& t, int precision) {
 
 // The inputs two dumps differ in (attn diff): each token, and each cell of an input step
 // where few differ; a step where more differ in a few words (a seed's every number).
-std::vector<std::string> differences_words(const Trace& t, const Comparison& cmp, int precision) {
+std::vector<std::string> differences_words(const Trace& t, const Comparison& cmp, int precision,
+                                           Layout layout) {
     constexpr std::size_t listed_cells = 3;  // more cells of a step are said as the step
     std::vector<std::string> items;
     for (const Change& c : cmp.changes) {
         if (c.is_token()) {
-            items.push_back(change_words(c, t, precision));
+            items.push_back(change_words(c, t, precision, layout));
         }
     }
     for (const Step& step : teaching_steps(t)) {
@@ -70,7 +80,7 @@ std::vector<std::string> differences_words(const Trace& t, const Comparison& cmp
             continue;
         }
         for (const Change* c : cells) {
-            items.push_back(change_words(*c, t, precision));
+            items.push_back(change_words(*c, t, precision, layout));
         }
     }
     return items;
@@ -211,14 +221,14 @@ std::string step_words(const StepDelta& d, const Step& step, std::string_view ve
 }
 
 // The first paragraph: what was changed.
-std::string changes_paragraph(const Trace& t, const Comparison& cmp, int precision) {
+std::string changes_paragraph(const Trace& t, const Comparison& cmp, int precision, Layout layout) {
     std::vector<std::string> items;
     if (cmp.before_name.empty()) {
         for (const Change& c : cmp.changes) {
-            items.push_back(change_words(c, t, precision));
+            items.push_back(change_words(c, t, precision, layout));
         }
     } else {
-        items = differences_words(t, cmp, precision);
+        items = differences_words(t, cmp, precision, layout);
     }
     if (cmp.before_name.empty()) {
         std::string out = fmt::format(
@@ -250,14 +260,14 @@ std::string changes_paragraph(const Trace& t, const Comparison& cmp, int precisi
 
 namespace attn::lesson {
 
-std::optional<SummaryItem> comparison_item(const Trace& t) {
+std::optional<SummaryItem> comparison_item(const Trace& t, Layout layout) {
     if (!t.comparison) {
         return std::nullopt;
     }
     const Comparison& cmp = *t.comparison;
     std::vector<std::string> names;
     for (const Change& c : cmp.changes) {
-        names.push_back(whatif::change_words(c, t, 4));
+        names.push_back(whatif::change_words(c, t, 4, layout));
     }
     if (cmp.before_name.empty()) {
         return SummaryItem{"what if", fmt::format("{} (--set)", join_list(names)), {}};

@@ -47,6 +47,6 @@ std::vector<std::string> config_differences(const Config& a, const Config& b);
 std::string step_words(const StepDelta& d, const Step& step, std::string_view verb, int precision);
 
 /// The first paragraph: what was changed.
-std::string changes_paragraph(const Trace& t, const Comparison& cmp, int precision);
+std::string changes_paragraph(const Trace& t, const Comparison& cmp, int precision, Layout layout);
 
 }  // namespace attn::lesson::whatif
