@@ -375,6 +375,14 @@ std::vector<const Step*> visible_steps(const Trace& trace, const std::vector<std
     return out;
 }
 
+bool halfway(double x, int decimals) {
+    const double scaled = std::abs(x) * std::pow(10.0, decimals);
+    if (!std::isfinite(scaled) || scaled >= 1e15 || scaled < 0.5) {
+        return false;  // past a double's digits, or written in scientific notation
+    }
+    return std::abs(scaled - std::floor(scaled) - 0.5) < 1e-6;
+}
+
 double as_shown(double x, int decimals) {
     if (!std::isfinite(x)) {
         return x;

@@ -197,13 +197,20 @@ int operand_decimals(std::span<const double> operands, const std::string& want, 
     }
     return decimals;
 }
+// Whether `x` lies halfway between two numbers of `decimals` decimals, as far as a double can
+// tell (2.55035 at 4): a reader rounds it up, a double may round it down, so operands that
+// give it do not show the result.
+bool halfway(double x, int decimals);
 template <typename F>
 int operand_decimals(std::span<const double> operands, double result, int result_decimals,
                      int decimals, F f) {
     const auto format = [result_decimals](double x) {
         return format_checkable(x, result_decimals, false);
     };
-    return operand_decimals(operands, format(result), decimals, f, format);
+    const std::string want = format(result);
+    return operand_decimals(operands, want, decimals, f, [&format, result_decimals](double x) {
+        return halfway(x, result_decimals) ? std::string() : format(x);
+    });
 }
 
 template <typename Render>

@@ -4,11 +4,13 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "attn/core/attention.hpp"
 #include "attn/core/ops.hpp"
 #include "attn/core/utf8.hpp"
 #include "attn/render/render.hpp"
+#include "toolkit.hpp"
 
 namespace {
 
@@ -41,6 +43,27 @@ TEST_CASE("numbers print with fixed precision, no negative zero, −∞ for mask
     CHECK(attn::format_number(-inf, 4, true) == "−∞");
     CHECK(attn::format_number(-inf, 4, false) == "-inf");
     CHECK(attn::format_number(std::nan(""), 4, false) == "nan");
+}
+
+TEST_CASE("worked arithmetic never rests on a halfway result", "[render]") {
+    // at five decimals the terms show as 0.29016 + 1 + 0.74797 + 0.17935 + 0.33287 = 2.55035
+    // exactly: a reader rounds it to 2.5504, a double (2.5503499...) may round it to 2.5503;
+    // the terms need a decimal more
+    const std::vector<double> terms{0.290161, 1.0, 0.747971, 0.179351, 0.332871};
+    double total = 0.0;
+    for (const double x : terms) {
+        total += x;
+    }
+    const auto add = [](const std::vector<double>& v) {
+        double s = 0.0;
+        for (const double x : v) {
+            s += x;
+        }
+        return s;
+    };
+    CHECK(attn::toolkit::halfway(2.55035, 4));
+    CHECK_FALSE(attn::toolkit::halfway(2.550344, 4));
+    CHECK(attn::toolkit::operand_decimals(terms, total, 4, 5, add) == 6);
 }
 
 TEST_CASE("numbers never print more than 15 significant digits", "[render]") {
