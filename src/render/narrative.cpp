@@ -122,6 +122,21 @@ bool mask_differs(const Trace& t, const std::vector<std::size_t>& group) {
 
 // Whether every token some copy in `group` may see has one and the same vector of the input
 // (X′, or X): then each copy's output is that row's value vector, whatever its weights.
+// Whether the rows of `group` in m are equal up to the rounding of doubles (a few units in
+// the last place): 1/3·v + 1/3·v + 1/3·v is v exactly, but not in doubles.
+bool rows_agree(const Matrix& m, const std::vector<std::size_t>& group) {
+    for (const std::size_t r : group) {
+        for (std::size_t c = 0; c < m.cols(); ++c) {
+            const double a = m(group.front(), c);
+            const double b = m(r, c);
+            if (std::abs(a - b) > 1e-12 * std::max({1.0, std::abs(a), std::abs(b)})) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 bool sees_one_vector(const Trace& t, const std::vector<std::size_t>& group) {
     const Matrix& x = t.x_in;
     std::optional<std::size_t> first;
@@ -184,7 +199,9 @@ void repeated_tokens(const Trace& t, Notes& n, Axis axis) {
                 break;
             }
         }
-        if (contains(t.identical_outputs, group) || equal.size() == group.size()) {
+        // equal up to rounding when each is the one value vector every copy sees
+        if (contains(t.identical_outputs, group) || equal.size() == group.size() ||
+            (sees_one_vector(t, group) && rows_agree(t.output, group))) {
             identical(group, std::move(name));
             continue;
         }
