@@ -2,6 +2,7 @@
 // angle, and what the scaling did to the variance of the scores, said from the numbers.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -258,10 +259,24 @@ void scaled_notes(const Trace& t, const Head& head, const std::string& sub, int 
                    : not_near_one(t, head, sub, precision),
         rounded ? "" : " exactly"));
     if (rounded) {
-        n.before.push_back(fmt::format(
-            "(Exactly, the variance would fall to {}: scores this small, below about 2.2e-308, "
-            "keep fewer digits, and dividing them by √{} rounds.)",
-            var(exact), width));
+        // the reason as it is here: scores below 2.2e-308 keep fewer digits; otherwise each
+        // division by √width is rounded to a double, which tips a halfway variance
+        const auto& scores = head.scores.data();
+        const bool subnormal = std::any_of(scores.begin(), scores.end(), [](double x) {
+            return x != 0.0 && std::abs(x) < std::numeric_limits<double>::min();
+        });
+        n.before.push_back(
+            subnormal
+                ? fmt::format("(Exactly, the variance would fall to {}: scores this small, "
+                              "below about 2.2e-308, keep fewer digits, and dividing them by "
+                              "√{} rounds.)",
+                              var(exact), width)
+                : fmt::format("(Exactly, the variance would fall to {}: each score divided by "
+                              "√{} is rounded to the nearest double, and the variance of S′ "
+                              "comes out a hair {} {}, which shows as {}.)",
+                              var(exact), width,
+                              head.variance_scaled.value() < exact.value() ? "under" : "over",
+                              fmt::format("{:.15g}", exact.value()), var(head.variance_scaled)));
     }
     // --pad-to: the variances above count the padding tokens' scores too, which can turn the
     // verdict round; the real tokens' own, beside them

@@ -443,7 +443,18 @@ TEST_CASE("cli: numbers too small for a double's full precision are shown and sa
     REQUIRE(sub.code == 0);
     CHECK_THAT(sub.out, Catch::Contains("Scaling divides the variance of the scores by d_k: from "
                                         "2.1998e-643 (S) to 1.0948e-643 (S′)"));
-    CHECK_THAT(sub.out, Catch::Contains("(Exactly, the variance would fall to 1.0999e-643"));
+    CHECK_THAT(sub.out, Catch::Contains("(Exactly, the variance would fall to 1.0999e-643: "
+                                        "scores this small, below about 2.2e-308"));
+    // ordinary scores whose halved variance is halfway at four decimals (0.34375): the
+    // rounding of each division tips it, and that is the reason given, not small scores
+    const auto half = run(
+        {"explain", "--qkv", good + "qkv-zero-query.json", "--color", "never", "--width", "200"});
+    REQUIRE(half.code == 0);
+    CHECK_THAT(half.out, Catch::Contains("(Exactly, the variance would fall to 0.3438: each score "
+                                         "divided by √d_k is rounded to the nearest double, and "
+                                         "the variance of S′ comes out a hair under 0.34375, "
+                                         "which shows as 0.3437.)"));
+    CHECK_THAT(half.out, !Catch::Contains("below about 2.2e-308"));
     // with ordinary numbers the division is exact, and said so
     const auto book = run({"explain", "This is book", "--color", "never", "--width", "200"});
     CHECK_THAT(book.out, Catch::Contains("by d_k exactly: from 7.4438 (S) to 2.4813 (S′)"));
