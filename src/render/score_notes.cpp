@@ -332,7 +332,11 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
         for (std::size_t j = 0; j < head.scores.cols(); ++j) {
             if (!t.mask || t.mask->allowed(i, j)) {
                 ++allowed;
-                tied += head.scores(i, j) == head.scores(bi, bj) ? 1U : 0U;
+                // equal up to the rounding of doubles (0.6 and 0.6000000000000001) is a tie
+                const double best = head.scores(bi, bj);
+                tied += std::abs(head.scores(i, j) - best) <= 1e-12 * std::max(1.0, std::abs(best))
+                            ? 1U
+                            : 0U;
             }
         }
     }
