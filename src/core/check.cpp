@@ -227,7 +227,8 @@ std::optional<Matrix> answered(const AnswerSheet& sheet, const std::string& id, 
 // the id of the answered input it came from. Nothing otherwise.
 std::optional<std::pair<Matrix, std::string>> from_own_answers(const Trace& t, const Head& head,
                                                                const Step& step,
-                                                               const AnswerSheet& sheet) {
+                                                               const AnswerSheet& sheet,
+                                                               const Tolerance& tolerance) {
     const std::string prefix(step.id.substr(0, step.id.size() - base_id(step.id).size()));
     const auto base = base_id(step.id);
     const Mask* mask = t.mask ? &*t.mask : nullptr;
@@ -244,14 +245,26 @@ std::optional<std::pair<Matrix, std::string>> from_own_answers(const Trace& t, c
         }
         return false;
     };
+    // which of two inputs to name: the one with wrong answers (outside the tolerance), else
+    // the first that differs at all
+    const auto wrong = [&tolerance](const Matrix& mine, const Matrix& right) {
+        for (std::size_t i = 0; i < mine.size(); ++i) {
+            if (!tolerance.allows(mine.data()[i], right.data()[i])) {
+                return true;
+            }
+        }
+        return false;
+    };
     WeightsRule softmax_only = t.rule;  // the softmax of scores already scaled (and masked)
     softmax_only.scale_by = ScaleBy::none;
     if (base == "scores") {
         const auto q = own("Q", head.q);
         const auto k = own("K", head.k);
         if ((q && differs(*q, head.q)) || (k && differs(*k, head.k))) {
+            const bool name_k = (k && wrong(*k, head.k) && !(q && wrong(*q, head.q))) ||
+                                !(q && differs(*q, head.q));
             return std::pair{matmul_transposed_reference(q ? *q : head.q, k ? *k : head.k),
-                             prefix + (q && differs(*q, head.q) ? "Q" : "K")};
+                             prefix + (name_k ? "K" : "Q")};
         }
     } else if (base == "scaled_scores") {
         if (const auto s = own("scores", head.scores); s && differs(*s, head.scores)) {
@@ -279,8 +292,10 @@ std::optional<std::pair<Matrix, std::string>> from_own_answers(const Trace& t, c
         const auto a = own("weights", head.attention);
         const auto v = own("V", head.v);
         if ((a && differs(*a, head.attention)) || (v && differs(*v, head.v))) {
+            const bool name_v = (v && wrong(*v, head.v) && !(a && wrong(*a, head.attention))) ||
+                                !(a && differs(*a, head.attention));
             return std::pair{matmul_reference(a ? *a : head.attention, v ? *v : head.v),
-                             prefix + (a && differs(*a, head.attention) ? "weights" : "V")};
+                             prefix + (name_v ? "V" : "weights")};
         }
     }
     return std::nullopt;
@@ -415,7 +430,7 @@ std::vector<StepVerdict> check_rows(const Trace& t, const AnswerSheet& sheet,
         // a mistake shows in the answered cells: blanks alone are only missing
         if (v.answered_wrong()) {
             v.mistake = diagnose(t, head, base_id(step.id), cells, tolerance);
-            if (const auto own = from_own_answers(t, head, step, sheet);
+            if (const auto own = from_own_answers(t, head, step, sheet, tolerance);
                 own && all_match(cells, own->first, tolerance)) {
                 v.follows_from = own->second;
             }
