@@ -296,14 +296,27 @@ Notes notes(const Trace& t, const Step& step, int shown_precision) {
                         fmt::format("{} {} of X are identical.", axis.Many(), join_indices(group)));
                 }
             }
+            // do the positions give every copy its own row? (a positions file may repeat one)
+            bool positions_tell = !t.positions.empty();
+            for (const auto& group : t.identical_embeddings) {
+                for (const auto& still : t.identical_inputs) {
+                    std::vector<std::size_t> both;
+                    std::set_intersection(group.begin(), group.end(), still.begin(), still.end(),
+                                          std::back_inserter(both));
+                    positions_tell = positions_tell && both.size() < 2;
+                }
+            }
             if (!repeats.empty()) {
                 n.after.push_back(fmt::format(
                     "{} {}: each copy has the same {} of X, because an embedding depends only "
                     "on the token's text. {}",
                     repeats.size() == 1 ? "A repeated token," : "Repeated tokens,",
                     join_list(repeats), axis.one(),
-                    !t.positions.empty() ? "The positional encodings, added next, tell the "
-                                           "copies apart."
+                    positions_tell ? "The positional encodings, added next, tell the "
+                                     "copies apart."
+                    : !t.positions.empty()
+                        ? "The positional encodings, added next, do not tell every copy apart: "
+                          "some get the same position vector."
                     : mask_tells ? "Nothing in X tells the copies apart; only the mask can, by "
                                    "letting each copy see different tokens."
                     : t.mask     ? "Nothing in X tells the copies apart, and the mask lets "
