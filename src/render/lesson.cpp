@@ -95,9 +95,16 @@ static_assert(titles.size() == step_op_count);
 std::string mask_title(const Trace& t) {
     const Config& c = t.config;
     const bool padded = c.n_pad > 0;
+    // a mask --set changed: "Edited causal mask" (its symbol follows the title, so the title
+    // ends in the noun: "Mask, with cells set by --set M" read as if M were set)
     if (t.mask_source.kind == Source::Kind::set) {
-        return padded ? "Mask, with cells set by --set and padding"
-                      : "Mask, with cells set by --set";
+        const MaskKind before = t.comparison ? t.comparison->mask_before : MaskKind::none;
+        return before == MaskKind::causal
+                   ? (padded ? "Edited causal and padding mask" : "Edited causal mask")
+               : before == MaskKind::file
+                   ? (padded ? "Edited mask from a file, with padding" : "Edited mask from a file")
+               : padded ? "Edited padding mask"
+                        : "Edited mask";
     }
     if (c.mask == MaskKind::file) {
         return padded ? "Mask from a file, with padding" : "Mask from a file";
