@@ -33,7 +33,13 @@ void render_svg(const Trace& trace, const Sink& sink) {
     for (const auto& token : trace.tokens) {
         longest = std::max(longest, toolkit::width_of(token));
     }
-    const int label = 12 + 8 * static_cast<int>(std::min<std::size_t>(longest, 16));
+    // labels get room for 16 columns; a longer token is cut there (…), whole in its tooltip
+    constexpr std::size_t label_columns = 16;
+    const int label = 12 + 8 * static_cast<int>(std::min(longest, label_columns));
+    const auto token_label = [&](const std::string& token) {
+        const std::string cut = toolkit::truncate(token, label_columns, true);
+        return cut == token ? xml(token) : fmt::format("{}<title>{}</title>", xml(cut), xml(token));
+    };
     const int top = 40 + label;  // title, then the rotated column labels
     const int panel = static_cast<int>(n) * cell;
     const auto heads = static_cast<int>(trace.heads.size());
@@ -73,7 +79,7 @@ void render_svg(const Trace& trace, const Sink& sink) {
             const int cx = x0 + static_cast<int>(j) * cell + cell / 2;
             out += fmt::format(
                 "    <text x=\"{}\" y=\"{}\" transform=\"rotate(-45 {} {})\">{}</text>\n", cx,
-                top - 6, cx, top - 6, xml(trace.tokens[j]));
+                top - 6, cx, top - 6, token_label(trace.tokens[j]));
         }
         for (std::size_t i = 0; i < n; ++i) {
             const int y = top + static_cast<int>(i) * cell;
@@ -82,7 +88,7 @@ void render_svg(const Trace& trace, const Sink& sink) {
                     "    <text x=\"{}\" y=\"{}\" text-anchor=\"end\" "
                     "dominant-baseline=\"middle\">{}"
                     "</text>\n",
-                    label - 6, y + cell / 2, xml(trace.tokens[i]));
+                    label - 6, y + cell / 2, token_label(trace.tokens[i]));
             }
             for (std::size_t j = 0; j < n; ++j) {
                 const double w = a(i, j);
