@@ -175,6 +175,14 @@ std::string Why::render() {
             }
         }
     }
+    // near a double's 15 significant digits the operands shown are rounded in the last place
+    // a double holds, and so may be a result redone from them
+    if (digits() >= significant_digits - 2) {
+        line(fmt::format(
+            "At {} decimals the numbers reach the {} significant digits a double holds: redone "
+            "from the rounded numbers shown, a line's last digit may differ by one.",
+            digits(), significant_digits));
+    }
     return std::move(out_);
 }
 
