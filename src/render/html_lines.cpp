@@ -86,6 +86,25 @@ void lines_view(toolkit::Spool& out, const Trace& trace, const TextStyle& style)
             other_zeros, heads * (t * t - blocked), blocked > 0 ? " the mask allows" : "",
             other_zeros == 1 ? "is" : "are", other_zeros == 1 ? "draws" : "draw");
     }
+    // softmax over the whole matrix or each column: a query's lines no longer add up to 1, so
+    // they are thin where the rule's would not be
+    if (trace.rule.over != SoftmaxOver::rows) {
+        double low = 1.0;
+        double high = 0.0;
+        for (const auto& head : trace.heads) {
+            for (const double s : head.row_sums) {
+                low = std::min(low, s);
+                high = std::max(high, s);
+            }
+        }
+        out += fmt::format(
+            "<p class=\"note\">These weights come from a softmax over {}, not one per query, so "
+            "a query's lines do not add up to 1: here their weights sum to between {} and {}. "
+            "With the rule (a softmax over each row) every query's lines would add up to 1; "
+            "step 7′ shows those weights.</p>\n",
+            trace.rule.over == SoftmaxOver::all ? "the whole matrix at once" : "each column",
+            format_number(low, 4, true), format_number(high, 4, true));
+    }
     out += "<div class=\"lines-view\" id=\"lines-view\"></div>\n";
     nlohmann::json data;
     data["widthOfOne"] = line_width_of_one;
