@@ -72,6 +72,7 @@ void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink) 
         const auto rows = latex_shown(step.shape.rows);
         const auto cols = latex_shown(step.shape.cols);
         const auto numbers = table_numbers(step, style.precision);
+        const Step* before = toolkit::before_of(trace, step);
         // an input's formula is its name: say it once
         out += "\\[\n" +
                (step.formula.is_symbol(step.symbol) ? std::string()
@@ -91,6 +92,10 @@ void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink) 
                 } else {
                     v = numbers.format(step.value(*r, *c), false);
                     v = v == "-inf" ? "-\\infty" : v;
+                }
+                // a cell a what-if changed: marked *, as the note under the matrix says
+                if (r && c && toolkit::changed(step, before, *r, *c)) {
+                    v = "{}^{*}" + v;
                 }
                 line += (line.empty() ? "" : " & ") + v;
             }

@@ -25,11 +25,15 @@ std::vector<std::optional<std::size_t>> markdown_shown(std::size_t n) {
     return toolkit::shown_indices(n, markdown_edge, markdown_edge);
 }
 
-std::string cell(const Step& s, std::size_t r, std::size_t c, const TableNumbers& numbers) {
-    if (s.kind == StepKind::mask) {
-        return s.allowed(r, c) ? "1" : "0";
-    }
-    return numbers.format(s.value(r, c), true);
+// A cell; one a what-if changed marked \* with its value before: "\*2.0000 (was 0.2500)".
+std::string cell(const Step& s, const Step* before, std::size_t r, std::size_t c,
+                 const TableNumbers& numbers) {
+    const auto text = [&](const Step& of) {
+        return of.kind == StepKind::mask ? std::string(of.allowed(r, c) ? "1" : "0")
+                                         : numbers.format(of.value(r, c), true);
+    };
+    return toolkit::changed(s, before, r, c) ? fmt::format("\\*{} (was {})", text(s), text(*before))
+                                             : text(s);
 }
 
 }  // namespace
@@ -61,6 +65,7 @@ void render_markdown(const Trace& trace, const TextStyle& style, const Sink& sin
         const auto cols = markdown_shown(step.shape.cols);
         const bool sums = step.kind == StepKind::attention;
         const auto numbers = table_numbers(step, style.precision);
+        const Step* before = toolkit::before_of(trace, step);
         const auto row_sums_of = sums ? row_sums(*step.matrix) : std::vector<double>{};
         out += "| |";
         for (const auto& c : cols) {
@@ -82,7 +87,7 @@ void render_markdown(const Trace& trace, const TextStyle& style, const Sink& sin
             }
             out += "| **" + md(step.row_labels[*r]) + "** |";
             for (const auto& c : cols) {
-                out += " " + (c ? cell(step, *r, *c, numbers) : std::string("…")) + " |";
+                out += " " + (c ? cell(step, before, *r, *c, numbers) : std::string("…")) + " |";
             }
             if (sums) {
                 out += " " + format_number(row_sums_of[*r], style.precision, true) + " |";

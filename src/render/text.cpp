@@ -49,15 +49,6 @@ std::string shapes_line(const Step& step) {
     return out.empty() ? shape_text(step.shape) : out + " → " + shape_text(step.shape);
 }
 
-// A what-if's or attn diff's: the same step of the run compared with, or nullptr.
-const Step* before_of(const Trace& trace, const Step& step) {
-    if (!trace.comparison) {
-        return nullptr;
-    }
-    return find_step(trace.comparison->before, step.id,
-                     step.transposed ? Layout::col : Layout::row);
-}
-
 void print_tokens(Writer& w, const Step& step, const Step* before) {
     const auto& tokens = step.row_labels;
     const auto shown = tokens.size() > 100
@@ -274,7 +265,7 @@ void write_pages(const Trace& trace, const TextStyle& style,
                                     step->head, step->head),
                         "", "2");
             w.line();
-            print_matrix(w, *step, before_of(trace, *step));
+            print_matrix(w, *step, toolkit::before_of(trace, *step));
             next(w.text(lesson::heading(trace, *step)), step->number, w.take());
             continue;
         }
@@ -287,9 +278,9 @@ void write_pages(const Trace& trace, const TextStyle& style,
         }
         w.line();
         if (step->kind == StepKind::tokens) {
-            print_tokens(w, *step, before_of(trace, *step));
+            print_tokens(w, *step, toolkit::before_of(trace, *step));
         } else {
-            print_matrix(w, *step, before_of(trace, *step));
+            print_matrix(w, *step, toolkit::before_of(trace, *step));
         }
         if (style.explanations && !notes.after.empty()) {
             w.line();

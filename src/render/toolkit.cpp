@@ -383,6 +383,25 @@ bool halfway(double x, int decimals) {
     return std::abs(scaled - std::floor(scaled) - 0.5) < 1e-6;
 }
 
+const Step* before_of(const Trace& trace, const Step& step) {
+    if (!trace.comparison) {
+        return nullptr;
+    }
+    const Step* before =
+        find_step(trace.comparison->before, step.id, step.transposed ? Layout::col : Layout::row);
+    return before != nullptr && before->shape == step.shape ? before : nullptr;
+}
+
+bool changed(const Step& step, const Step* before, std::size_t r, std::size_t c) {
+    if (before == nullptr) {
+        return false;
+    }
+    if (step.kind == StepKind::mask) {
+        return step.allowed(r, c) != before->allowed(r, c);
+    }
+    return step.value(r, c) != before->value(r, c);
+}
+
 double as_shown(double x, int decimals) {
     if (!std::isfinite(x)) {
         return x;

@@ -87,6 +87,13 @@ std::size_t painted_width(std::string_view line);
 /// ending with … (~ in ASCII) and its colour reset when cut.
 std::string clip_painted(std::string_view line, std::size_t width, bool unicode);
 
+/// A what-if's or attn diff's: the same step of the run compared with, or nullptr.
+const Step* before_of(const Trace& trace, const Step& step);
+
+/// Whether cell (r, c) of `step` differs from the run compared with (`before`, from
+/// before_of; false when there is none): the cells a what-if marks *.
+bool changed(const Step& step, const Step* before, std::size_t r, std::size_t c);
+
 /// The indices 0..n-1 to show, with nullopt standing for the elided middle when n is more
 /// than head + tail + 1: the first `head` and the last `tail`.
 std::vector<std::optional<std::size_t>> shown_indices(std::size_t n, std::size_t head,

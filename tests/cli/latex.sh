@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --format latex gives documents that pdflatex compiles, for the features that put the most
-# into formulas: heads, masks and padding, positions, hand arithmetic, PyTorch weights.
+# into formulas: heads, masks and padding, positions, hand arithmetic, PyTorch weights, and a
+# what-if's marked cells.
 #   usage: latex.sh ATTN PDFLATEX
 set -u
 attn=$1
@@ -12,6 +13,7 @@ cases=(
     "The cat sat on the mat|--lowercase --positions sinusoidal --arith hand --d-model 4"
     "This is book|--mask tests/inputs/good/mask-row-blocked.json --no-scale"
     "|--model tests/reference/torch/two_heads.json"
+    "This is book|--mask causal --set X[is,d1]=2 --set mask[This,book]=1"
 )
 n=0
 for c in "${cases[@]}"; do
