@@ -211,13 +211,7 @@ class MatrixPrinter {
 
     // A what-if: whether the shown cell differs from the run before, and its value there.
     [[nodiscard]] bool changed(std::size_t r, std::size_t c) const {
-        if (before_ == nullptr) {
-            return false;
-        }
-        if (step_.kind == StepKind::mask) {
-            return step_.allowed(r, c) != before_->allowed(r, c);
-        }
-        return step_.value(r, c) != before_->value(r, c);
+        return toolkit::changed(step_, before_, r, c);
     }
     [[nodiscard]] std::string old_cell(std::size_t r, std::size_t c) const {
         if (step_.kind == StepKind::mask) {
