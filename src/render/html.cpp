@@ -162,6 +162,13 @@ void heads_grid(toolkit::Spool& out, const Trace& trace, const TextStyle& style)
         "Hover over a cell for its weight; the steps below show every number.</p>\n",
         trace.heads.size());
     out += "<div class=\"head-grid\">\n";
+    // a what-if's: the heads of the run compared with, when they match these
+    const Trace* before = trace.comparison ? &trace.comparison->before : nullptr;
+    if (before != nullptr && (before->heads.size() != trace.heads.size() ||
+                              before->tokens.size() != trace.tokens.size())) {
+        before = nullptr;
+    }
+    std::size_t n_changed = 0;
     for (std::size_t h = 0; h < trace.heads.size(); ++h) {
         const Matrix& a = trace.heads[h].attention;
         out += fmt::format(
@@ -176,10 +183,14 @@ void heads_grid(toolkit::Spool& out, const Trace& trace, const TextStyle& style)
             out += "<tr><th>" + html(trace.tokens[r]) + "</th>";
             for (std::size_t c = 0; c < a.cols(); ++c) {
                 const auto bg = report::cell_background(a(r, c), 1.0, true);
+                const double was = before != nullptr ? before->heads[h].attention(r, c) : a(r, c);
+                n_changed += was != a(r, c) ? 1U : 0U;
                 out += fmt::format(
-                    "<td style=\"background:rgb({},{},{})\" title=\"{} → {}: {}\"></td>", bg.r,
-                    bg.g, bg.b, html(trace.tokens[r]), html(trace.tokens[c]),
-                    format_number(a(r, c), style.precision, true));
+                    "<td style=\"background:rgb({},{},{})\"{} title=\"{} → {}: {}{}\"></td>", bg.r,
+                    bg.g, bg.b, was != a(r, c) ? " class=\"changed\"" : "", html(trace.tokens[r]),
+                    html(trace.tokens[c]), format_number(a(r, c), style.precision, true),
+                    was != a(r, c) ? " (was " + format_number(was, style.precision, true) + ")"
+                                   : std::string());
             }
             out += "</tr>\n";
         }
@@ -187,7 +198,18 @@ void heads_grid(toolkit::Spool& out, const Trace& trace, const TextStyle& style)
     }
     out +=
         "</div>\n<div class=\"legend\">0 <span class=\"bar\" style=\"background:"
-        "linear-gradient(to right,#fff,#08306b)\"></span> 1 (weight)</div>\n</section>\n";
+        "linear-gradient(to right,#fff,#08306b)\"></span> 1 (weight)</div>\n";
+    if (before != nullptr) {
+        const std::size_t all = trace.heads.size() * trace.tokens.size() * trace.tokens.size();
+        out += fmt::format(
+            "<p class=\"note\">{} from the run as given{}.</p>\n",
+            n_changed == all ? fmt::format("All {} weights differ", all)
+            : n_changed == 0 ? std::string("No weight differs")
+                             : fmt::format("{} of the {} weights differ", n_changed, all),
+            n_changed > 0 ? ": those cells are outlined, and their tooltips give the value before"
+                          : "");
+    }
+    out += "</section>\n";
 }
 
 }  // namespace
