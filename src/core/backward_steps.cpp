@@ -90,7 +90,7 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
     f.sym(sym("L")).op(Op::equals).apply("mean", squared);
     list.add("loss", list.number(), StepOp::loss, sym("L"), f,
              {shape_of(t.output), shape_of(b.target)}, b.loss, b.loss_label, b.loss_label)
-        .joiner = Joiner::plus;
+        .joiner = Joiner::minus;
     list.next();
 
     // dO = 2·(O − Y) / (T·d_out): the number of cells written out
@@ -104,7 +104,7 @@ void append_backward_steps(const Trace& t, std::vector<Step>& steps) {
         .num(std::to_string(b.d_output.size()));
     list.add("grad.output", list.number(), StepOp::gradient, grad_sym(out_sym.base), f,
              {shape_of(t.output), shape_of(b.target)}, b.d_output, tokens, out_labels)
-        .joiner = Joiner::plus;
+        .joiner = Joiner::minus;
     list.next();
 
     if (multi) {

@@ -43,6 +43,7 @@ std::string shapes_line(const Step& step) {
     for (std::size_t i = 0; i < step.operands.size(); ++i) {
         const std::string joiner = step.joiner == Joiner::product ? "·"
                                    : step.joiner == Joiner::plus  ? " + "
+                                   : step.joiner == Joiner::minus ? " − "
                                                                   : " | ";
         out += (i > 0 ? joiner : "") + shape_text(step.operands[i]);
     }

@@ -143,6 +143,7 @@ constexpr bool is_backward(StepOp op) noexcept {
 enum class Joiner {
     product,  ///< (3×5)·(5×3)
     plus,     ///< (3×5) + (3×5)
+    minus,    ///< (3×5) − (3×5): the loss's and its gradient's Z − Y
     concat,   ///< (3×3) | (3×3)
 };
 
