@@ -345,6 +345,9 @@ std::vector<StepVerdict> check_answers(const Trace& t, const AnswerSheet& sheet,
         for (auto& [r, c] : v.swapped_cells) {
             std::swap(r, c);
         }
+        for (auto& [r, c] : v.maybe_swapped_cells) {
+            std::swap(r, c);
+        }
         if (v.wrong_shape) {
             const auto it = std::find(sheet.step_ids.begin(), sheet.step_ids.end(), v.step_id);
             const Cells& given =
@@ -410,9 +413,12 @@ std::vector<StepVerdict> check_rows(const Trace& t, const AnswerSheet& sheet,
                 const Tolerance twice{2.0 * tolerance.absolute, 2.0 * tolerance.relative};
                 if (cells[r][c].kind != Answer::Kind::blank &&
                     matches(cells[r][c], mirror, tolerance) &&
-                    !matches(Answer{Answer::Kind::number, mirror}, expected, twice) &&
-                    (mirror != std::round(mirror) || matches(cells[c][r], expected, tolerance))) {
-                    v.swapped_cells.emplace_back(r, c);
+                    !matches(Answer{Answer::Kind::number, mirror}, expected, twice)) {
+                    if (mirror != std::round(mirror) || matches(cells[c][r], expected, tolerance)) {
+                        v.swapped_cells.emplace_back(r, c);
+                    } else {
+                        v.maybe_swapped_cells.emplace_back(r, c);
+                    }
                 }
             }
         }

@@ -222,6 +222,18 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
                 "swapped\n",
                 lesson::join_list(cells), cells.size() == 1 ? "holds" : "hold",
                 cells.size() == 1 ? "its" : "their");
+        } else if (!v.maybe_swapped_cells.empty()) {
+            std::vector<std::string> cells;
+            for (const auto& [r, c] : v.maybe_swapped_cells) {
+                cells.push_back(fmt::format("{}[{}, {}]", v.step_id,
+                                            toolkit::terminal(step.row_labels[r]),
+                                            toolkit::terminal(step.col_labels[c])));
+            }
+            out += fmt::format(
+                "    possible mistake: {} {} the value of {} mirror cell (row and column "
+                "swapped?); with small whole numbers this may also be chance\n",
+                lesson::join_list(cells), cells.size() == 1 ? "holds" : "hold",
+                cells.size() == 1 ? "its" : "their");
         }
     }
     const std::string within =

@@ -330,8 +330,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "attn check: a whole number matching its mirror cell is named only when the mirror cell "
-    "holds this cell's value too",
+    "attn check: a whole number matching its mirror cell is named a swap when the mirror cell "
+    "holds this cell's value too, else a possible one",
     "[check]") {
     const auto t = attn::explain(integer_input(), integer_config());
     const attn::Step& q = *attn::find_step(t, "Q");
@@ -357,10 +357,13 @@ TEST_CASE(
     cells[0][1].value = 2.0;  // the mirror's value, in one cell alone: maybe a slip, maybe chance
     CHECK(verdict().wrong.size() == 1);
     CHECK(verdict().swapped_cells.empty());
+    CHECK(verdict().maybe_swapped_cells ==
+          std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}});
     cells[1][0].value = 0.0;  // and the mirror holds this one's: the pair is swapped
     const auto both = verdict();
     CHECK(both.wrong.size() == 2);
     CHECK(both.swapped_cells == std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {1, 0}});
+    CHECK(both.maybe_swapped_cells.empty());
     // a step that is not square has no mirror cells: a wrong cell is only wrong
     const attn::Step& w_q = *attn::find_step(t, "W_Q");
     REQUIRE(w_q.shape.rows == 4);

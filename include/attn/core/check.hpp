@@ -98,6 +98,9 @@ struct StepVerdict {
     Mistake mistake = Mistake::none;  ///< the likely mistake, when one is recognised
     /// Cells that hold the right value of their mirror cell (j, i): transposed one by one.
     std::vector<std::pair<std::size_t, std::size_t>> swapped_cells;
+    /// Cells that hold the whole-number value of their mirror cell while the mirror holds its
+    /// own: perhaps transposed, perhaps chance (small whole numbers repeat), said as such.
+    std::vector<std::pair<std::size_t, std::size_t>> maybe_swapped_cells;
     /// The step whose answers this step was recomputed from, when the student answered it
     /// wrongly and this step follows from those wrong answers correctly: "only the scores are
     /// wrong". Empty otherwise.
