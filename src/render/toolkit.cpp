@@ -11,6 +11,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/utf8.hpp"
+#include "attn/core/whatif.hpp"
 #include "attn/render/render.hpp"
 
 namespace attn {
