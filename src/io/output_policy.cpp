@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -56,12 +57,8 @@ std::vector<std::string> link_chain(const std::string& path) {
 // Whether following `path`'s links leads into /proc: an open file of a process (/dev/stdout,
 // /dev/fd/N, /proc/self/fd/N), whatever kind of file it is open on.
 bool through_proc(const std::string& path) {
-    for (const auto& p : link_chain(path)) {
-        if (p.starts_with("/proc/")) {
-            return true;
-        }
-    }
-    return false;
+    return std::ranges::any_of(link_chain(path),
+                               [](const std::string& p) { return p.starts_with("/proc/"); });
 }
 
 struct FileId {
