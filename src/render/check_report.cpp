@@ -210,30 +210,22 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
                                     input.number, lesson::title(t, input));
         } else if (v.mistake != Mistake::none) {
             out += "    likely mistake: " + mistake_text(v.mistake, t, style.layout) + "\n";
-        } else if (!v.swapped_cells.empty()) {
+        } else if (!v.swapped_cells.empty() || !v.maybe_swapped_cells.empty()) {
+            // cells holding their mirror cell's value: a likely swap, or a possible one
+            const bool likely = !v.swapped_cells.empty();
             std::vector<std::string> cells;
-            for (const auto& [r, c] : v.swapped_cells) {
+            for (const auto& [r, c] : likely ? v.swapped_cells : v.maybe_swapped_cells) {
                 cells.push_back(fmt::format("{}[{}, {}]", v.step_id,
                                             toolkit::terminal(step.row_labels[r]),
                                             toolkit::terminal(step.col_labels[c])));
             }
             out += fmt::format(
-                "    likely mistake: {} {} the value of {} mirror cell, with row and column "
-                "swapped\n",
-                lesson::join_list(cells), cells.size() == 1 ? "holds" : "hold",
-                cells.size() == 1 ? "its" : "their");
-        } else if (!v.maybe_swapped_cells.empty()) {
-            std::vector<std::string> cells;
-            for (const auto& [r, c] : v.maybe_swapped_cells) {
-                cells.push_back(fmt::format("{}[{}, {}]", v.step_id,
-                                            toolkit::terminal(step.row_labels[r]),
-                                            toolkit::terminal(step.col_labels[c])));
-            }
-            out += fmt::format(
-                "    possible mistake: {} {} the value of {} mirror cell (row and column "
-                "swapped?); with small whole numbers this may also be chance\n",
-                lesson::join_list(cells), cells.size() == 1 ? "holds" : "hold",
-                cells.size() == 1 ? "its" : "their");
+                "    {} mistake: {} {} the value of {} mirror cell{}\n",
+                likely ? "likely" : "possible", lesson::join_list(cells),
+                cells.size() == 1 ? "holds" : "hold", cells.size() == 1 ? "its" : "their",
+                likely ? ", with row and column swapped"
+                       : " (row and column swapped?); with small whole numbers this may also be "
+                         "chance");
         }
     }
     const std::string within =
