@@ -72,6 +72,40 @@ int factor_decimals(const std::vector<double>& factors, double product, int prec
     return toolkit::operand_decimals(factors, product, precision, precision, product_of);
 }
 
+// A number as shown, "2.7658e-322" or "0.0123", taken apart into its digits before the
+// exponent (as a long double) and the power of ten after it.
+std::pair<long double, int> shown_parts(const std::string& text) {
+    const auto e = text.find('e');
+    return {std::stold(text.substr(0, e)),
+            e == std::string::npos ? 0 : std::stoi(text.substr(e + 1))};
+}
+
+// The decimals at which two variances shown in scientific notation ("2.7658e-322 ·
+// 1.7681e-322") give, multiplied as shown, their product as shown (`want`, "4.8902e-644"): the
+// product of the digits before the exponents, moved to the product's power of ten, written
+// with the product's decimals.
+int scientific_factor_decimals(const Variance& q, const Variance& k, const std::string& want,
+                               int precision) {
+    const int product_power = shown_parts(want).second;
+    const auto dot = want.find('.');
+    const auto end = want.find('e');
+    const int want_decimals =
+        dot == std::string::npos
+            ? 0
+            : static_cast<int>((end == std::string::npos ? want.size() : end) - dot - 1);
+    const std::string want_digits = want.substr(0, end);
+    int decimals = precision;
+    for (; decimals < toolkit::max_operand_decimals; ++decimals) {
+        const auto [mq, eq] = shown_parts(format_number(q, decimals, true));
+        const auto [mk, ek] = shown_parts(format_number(k, decimals, true));
+        const long double digits = mq * mk * std::pow(10.0L, eq + ek - product_power);
+        if (fmt::format("{:.{}f}", digits, want_decimals) == want_digits) {
+            break;
+        }
+    }
+    return decimals;
+}
+
 std::string not_near_one(const Trace& t, const Head& head, const std::string& sub, int precision) {
     const auto num = [precision](const Variance& v) { return format_number(v, precision, true); };
     const Variance product{head.variance_q.scaled * head.variance_k.scaled,
@@ -83,6 +117,9 @@ std::string not_near_one(const Trace& t, const Head& head, const std::string& su
         std::isfinite(p) && q >= 0.5 * std::pow(10.0, -precision) &&
         k >= 0.5 * std::pow(10.0, -precision) && p >= 0.5 * std::pow(10.0, -precision)) {
         factors = factor_decimals({q, k}, p, precision);
+    } else if (head.variance_q.scaled > 0.0 && head.variance_k.scaled > 0.0) {
+        factors =
+            scientific_factor_decimals(head.variance_q, head.variance_k, num(product), precision);
     }
     const auto factor = [factors](const Variance& v) { return format_number(v, factors, true); };
     const std::string start = fmt::format(

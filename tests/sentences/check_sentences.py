@@ -25,6 +25,9 @@ prints:
 - --why explains the cell shown on screen: its value is the one the step's table prints at
   that row and column.
 
+Also every lesson of tests/inputs/good/qkv-*.json (ties, saturated, tiny, subnormal and huge
+numbers): its arithmetic, claims (products past a double's range in decimals) and digits.
+
 With a GPT-2 checkpoint (CHECKPOINT, the committed tests/reference/gpt2/tiny-f32), also its
 walk at each layer, with every head and with --head 1, and --why on three cells of every step
 that has a matrix: the sums, LayerNorm's mean, variance and output, the residual stream's
@@ -34,15 +37,19 @@ usage: check_sentences.py ATTN [CHECKPOINT]
        (Debian's python3; no modules beyond the standard library)
 """
 
+import glob
 import itertools
 import math
+import os
 import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal, getcontext
 
 ATTN = sys.argv[1]
 CHECKPOINT = sys.argv[2] if len(sys.argv) > 2 else None
+getcontext().prec = 60
 NUM = r"[−-]?\d+(?:\.\d+)?(?:e[+-]\d+)?"
 failures = []
 checked = {"significant": 0, "arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0, "claims": 0,
@@ -385,6 +392,12 @@ def check_claims(where, text):
         m = re.search(rf"product, ({NUM}) · ({NUM}) = ({NUM})(?:, and ({NUM}) is close to that \(within (\d+)%\)|\. ({NUM}) is not close to that)", line)
         if m:
             checked["claims"] += 1
+            if "e" in m[1] + m[2] + m[3]:
+                # 2.765833e-322 · 1.768056e-322 = 4.8901e-644: past a float's range, in decimals
+                product = Decimal(m[1]) * Decimal(m[2])
+                if product.quantize(Decimal(m[3])) != Decimal(m[3]):
+                    fail(where, f"{m[1]} · {m[2]} is {product:.6e}, not {m[3]}: {line.strip()[:120]!r}")
+                continue
             holds(where, line, mul(exact(m[1]), exact(m[2])), m[3])
             target = value(m[3])[0]
             if m[4]:
@@ -819,6 +832,11 @@ CLAIMS = {
     "that either: ...\n": 0,
     "S′ would have on average their product, 1.1634 · 0.8608 = 1.2015. 2.4813 is not close to "
     "that either: ...\n": 1,
+    # past a double's range: the factors as shown must give the product as shown
+    "S′ would have on average their product, 2.7658e-322 · 1.7681e-322 = 4.8901e-644. "
+    "1.0948e-643 is not close to that either: ...\n": 1,
+    "S′ would have on average their product, 2.765833e-322 · 1.768056e-322 = 4.8901e-644. "
+    "1.0948e-643 is not close to that either: ...\n": 0,
     "S′ would have on average their product, 2.0000 · 2.0000 = 4.0000, and 3.5000 is close to "
     "that (within 25%): ...\n": 0,
     "S′ would have on average their product, 2.0000 · 2.0000 = 4.0000, and 2.5000 is close to "
@@ -975,9 +993,28 @@ def check_checkpoint(layer, head):
                 fail(f"{where} --why {cell}", f"--why says {m[1]} but the table shows {printed}")
 
 
+def check_qkv(path):
+    """A lesson from Q, K and V (tests/inputs/good/qkv-*.json: ties, saturated, subnormal and
+    huge numbers): its arithmetic and claims, and its numbers' significant digits."""
+    args = ["--qkv", path]
+    where = os.path.basename(path)
+    code, out, err = run(args)
+    if code != 0:
+        fail(where, f"exit {code}: {err.strip()}")
+        return
+    check_arithmetic(where, out)
+    check_claims(where, out)
+    check_significant(where, out)
+
+
+QKV = sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inputs",
+                                    "good", "qkv-*.json")))
+if len(QKV) < 5:
+    fail("tests/inputs/good", f"expected the qkv-*.json lessons, found {len(QKV)}")
 configs = list(configurations())
 with ThreadPoolExecutor(max_workers=4) as pool:
     list(pool.map(check, configs))
+    list(pool.map(check_qkv, QKV))
     if CHECKPOINT:
         list(pool.map(lambda run: check_checkpoint(*run), [(1, None), (2, None), (2, "1")]))
 for f in failures[:40]:
