@@ -436,9 +436,22 @@ std::vector<StepVerdict> check_rows(const Trace& t, const AnswerSheet& sheet,
         // a mistake shows in the answered cells: blanks alone are only missing
         if (v.answered_wrong()) {
             v.mistake = diagnose(t, head, base_id(step.id), cells, tolerance);
-            if (const auto own = from_own_answers(t, head, step, sheet, tolerance);
-                own && all_match(cells, own->first, tolerance)) {
-                v.follows_from = own->second;
+            if (const auto own = from_own_answers(t, head, step, sheet, tolerance)) {
+                if (all_match(cells, own->first, tolerance)) {
+                    v.follows_from = own->second;
+                } else {
+                    // some wrong cells only: the ones the student's own earlier answers give
+                    // (a mask's open cells copied from a wrong S′, its blocked ones a number)
+                    for (const auto& w : v.wrong) {
+                        if (w.given.kind != Answer::Kind::blank &&
+                            matches(w.given, own->first(w.row, w.col), tolerance)) {
+                            v.own_cells.emplace_back(w.row, w.col);
+                        }
+                    }
+                    if (!v.own_cells.empty()) {
+                        v.own_from = own->second;
+                    }
+                }
             }
         }
         out.push_back(std::move(v));
@@ -463,7 +476,7 @@ std::size_t check_bytes(const Trace& t, const AnswerSheet& sheet) {
     // moves; six matrices of the largest step: a variant's scaled, masked and weights, the
     // student's own answers as a matrix and what follows from them
     constexpr std::size_t per_cell =
-        sizeof(WrongCell) + sizeof(std::pair<std::size_t, std::size_t>);
+        sizeof(WrongCell) + 2 * sizeof(std::pair<std::size_t, std::size_t>);
     return 3 * cells * per_cell + 6 * largest * sizeof(double);
 }
 

@@ -227,6 +227,29 @@ void render_check_report(const Trace& t, const std::vector<StepVerdict>& verdict
                        : " (row and column swapped?); with small whole numbers this may also be "
                          "chance");
         }
+        if (!v.own_cells.empty()) {
+            // some of the wrong cells are what the student's own earlier answers give
+            const Step& input = *find_step(t, v.own_from);
+            std::vector<std::string> cells;
+            for (const auto& [r, c] : v.own_cells) {
+                cells.push_back(fmt::format("{}[{}, {}]", v.step_id,
+                                            toolkit::terminal(step.row_labels[r]),
+                                            toolkit::terminal(step.col_labels[c])));
+            }
+            const std::size_t others =
+                static_cast<std::size_t>(std::count_if(
+                    v.wrong.begin(), v.wrong.end(),
+                    [](const WrongCell& w) { return w.given.kind != Answer::Kind::blank; })) -
+                v.own_cells.size();
+            out += fmt::format(
+                "    {} {} correctly from your answers to step {} ({}){}\n",
+                lesson::join_list(cells), cells.size() == 1 ? "follows" : "follow", input.number,
+                lesson::title(t, input),
+                others == 0 ? ""
+                : others == 1
+                    ? ": the other wrong cell is a mistake of this step"
+                    : fmt::format(": the other {} wrong cells are a mistake of this step", others));
+        }
     }
     const std::string within =
         tolerance.relative > 0.0

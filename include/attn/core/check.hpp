@@ -105,6 +105,11 @@ struct StepVerdict {
     /// wrongly and this step follows from those wrong answers correctly: "only the scores are
     /// wrong". Empty otherwise.
     std::string follows_from;
+    /// When only some wrong cells follow from the student's own answers to an earlier step
+    /// (follows_from is then empty): those cells, and that step. A causal mask's open cells
+    /// copied from a wrong S′ follow from it; its blocked cells written as numbers do not.
+    std::vector<std::pair<std::size_t, std::size_t>> own_cells;
+    std::string own_from;
     /// A mistake the answers show although no cell is outside the tolerance: by hand, e^x in
     /// place of 3^x gives weights that may differ by less than the tolerance. Named when the
     /// answers are at least twice as near the mistake's values as the right ones (the
