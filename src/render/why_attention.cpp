@@ -189,9 +189,14 @@ void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_
     }
     const bool hand = rule.arith == Arith::hand;
     const std::string b = hand ? "3" : "e";
-    // every term, and the total of them all; the first `listed` are shown
+    // every term, and the total of them all; the first `listed` are shown, this cell's among
+    // them (the last of them when it comes later), since its term is the one divided by Σ
     constexpr std::size_t listed = 12;
     const bool shortened = group.size() > listed + 1;
+    if (const auto at = std::find(group.begin(), group.end(), std::pair{i, j});
+        shortened && at - group.begin() >= static_cast<std::ptrdiff_t>(listed)) {
+        std::rotate(group.begin() + static_cast<std::ptrdiff_t>(listed) - 1, at, at + 1);
+    }
     const std::size_t shown_terms = shortened ? listed : group.size();
     std::vector<double> powers(group.size());
     double total = 0.0;
@@ -200,19 +205,41 @@ void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_
         total += powers[n];
     }
     const double e_cell = rule.power(logits(i, j) - max);
-    // the decimals of each line, from the last back: e / Σ gives the weight as the tables show
-    // it; the terms shown add up to Σ as shown; each term's exponent gives it as shown
-    const int final_decimals = operand_decimals(
-        {e_cell, total}, value, digits(), [](const std::vector<double>& v) { return v[0] / v[1]; });
-    const int term_decimals = shortened ? digits()
-                                        : operand_decimals(powers, total, final_decimals,
-                                                           [](const std::vector<double>& v) {
-                                                               double added = 0.0;
-                                                               for (const double x : v) {
-                                                                   added += x;
-                                                               }
-                                                               return added;
-                                                           });
+    // the decimals of Σ and of the terms, each number written once, as it is used: the
+    // fewest for Σ, then for the terms (at least Σ's), at which the terms shown add up to Σ
+    // as shown and this cell's term, as listed, divided by Σ, as shown, gives the weight as
+    // the tables show it ("0.037037 / 2.2593 = 0.0164"; each term's exponent gives it as
+    // shown, below)
+    const auto add = [](const std::vector<double>& v) {
+        double added = 0.0;
+        for (const double x : v) {
+            added += x;
+        }
+        return added;
+    };
+    const auto works = [&](int sigma, int terms) {
+        const std::string want = format_checkable(value, digits(), false);
+        const double quotient = as_shown(e_cell, terms) / as_shown(total, sigma);
+        if (toolkit::halfway(quotient, digits()) ||
+            format_checkable(quotient, digits(), false) != want) {
+            return false;
+        }
+        return shortened || toolkit::operand_decimals(powers, total, sigma, terms, add) == terms;
+    };
+    int final_decimals = digits();
+    int term_decimals = digits();
+    for (bool found = false; !found && final_decimals < max_decimals;) {
+        for (term_decimals = final_decimals; term_decimals < max_decimals; ++term_decimals) {
+            if (works(final_decimals, term_decimals)) {
+                found = true;
+                break;
+            }
+        }
+        if (!found) {
+            ++final_decimals;
+        }
+    }
+    term_decimals = std::min(term_decimals, max_decimals);
     int score_decimals = digits();
     for (; score_decimals < max_decimals; ++score_decimals) {
         const double m = as_shown(max, score_decimals);
@@ -261,8 +288,8 @@ void Why::softmax_cell(const Matrix& logits, const WeightsRule& rule, std::size_
                                              : "The terms, one per cell:");
     list(terms);
     line(fmt::format("Σ = {}, so {} = {} / {} = {}.", num_at(total, final_decimals),
-                     cell(a_name, ""), num_at(e_cell, final_decimals),
-                     num_at(total, final_decimals), num(value)));
+                     cell(a_name, ""), num_at(e_cell, term_decimals), num_at(total, final_decimals),
+                     num(value)));
 }
 
 std::string Why::blocked_reason(std::size_t i, std::size_t j) const {

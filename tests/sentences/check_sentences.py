@@ -52,7 +52,7 @@ CHECKPOINT = sys.argv[2] if len(sys.argv) > 2 else None
 getcontext().prec = 60
 NUM = r"[−-]?\d+(?:\.\d+)?(?:e[+-]\d+)?"
 failures = []
-checked = {"significant": 0, "arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0, "claims": 0,
+checked = {"written once": 0, "significant": 0, "arithmetic": 0, "sums": 0, "columns": 0, "why": 0, "favourites": 0, "claims": 0,
            "readouts": 0}
 
 
@@ -651,6 +651,22 @@ def configurations():
                    "exact", "--scale-by", "d_k", "--precision", precision]
 
 
+def check_written_once(where, text):
+    """A softmax's --why writes each number once, as it is used: the term divided by Σ is the
+    one listed for its key ("e^(…) = 0.73755 [is]", then "0.73755 / 2.5220"), not the same
+    number at other decimals ("0.7376" listed, "0.73755" divided)."""
+    flat = joined(text)
+    m = re.search(rf"Σ = ({NUM}), so .+? = ({NUM}) / ({NUM}) = ", flat)
+    if not m:
+        return
+    checked["written once"] += 1
+    terms = re.findall(rf"(?:e|3)\^(?:\(.*?\)|−∞) = ({NUM}) \[", flat)
+    if m[3] != m[1]:
+        fail(where, f"Σ is written {m[1]}, then divided by as {m[3]}")
+    if terms and m[2] not in terms:
+        fail(where, f"the term divided by Σ, {m[2]}, is not one of the terms as listed: {terms[:6]}")
+
+
 def check_significant(where, text):
     """No number printed with more than 15 significant digits: past them a double's digits are
     the rounding of the computation (−7.116554649999999 for the exact −7.11655465)."""
@@ -711,6 +727,7 @@ def check(args):
             fail(where + f" --why {cell}", f"exit {code}: {err.strip()}")
             continue
         check_arithmetic(where + f" --why {cell}", why, strict=True)
+        check_written_once(where + f" --why {cell}", why)
         if "--precision" in args and int(args[args.index("--precision") + 1]) >= 10:
             check_significant(where + f" --why {cell}", why)
         if cols:
@@ -1023,7 +1040,8 @@ if failures:
     print(f"{len(failures)} failures in {len(configs)} runs")
     sys.exit(1)
 print(f"ok: {len(configs)} runs; {checked['arithmetic']} arithmetic lines, {checked['sums']} sums, "
-      f"{checked['why']} --why cells against their tables, {checked['columns']} column-layout checks, "
+      f"{checked['why']} --why cells against their tables, {checked['written once']} softmax lines "
+      f"that divide the terms as listed, {checked['columns']} column-layout checks, "
       f"{checked['favourites']} largest-weight sentences, {checked['significant']} numbers "
       f"at 10 or 15 decimals within 15 significant digits, {checked['claims']} claims of closeness "
       f"and comparison, {checked['readouts']} read-outs against the weights")
