@@ -88,6 +88,14 @@ std::vector<InputTarget> inputs_of(const ExplainOptions& o) {
     if (!o.target.empty()) {
         inputs.push_back({"--target", o.target});
     }
+    // every file a checkpoint folder may hold that attn reads (find_checkpoint)
+    if (!o.checkpoint.empty()) {
+        const std::string base = o.checkpoint.ends_with('/') ? o.checkpoint : o.checkpoint + "/";
+        for (const char* name :
+             {"config.json", "model.safetensors", "vocab.json", "merges.txt", "tokenizer.json"}) {
+            inputs.push_back({"--checkpoint", base + name});
+        }
+    }
     return inputs;
 }
 

@@ -1,4 +1,5 @@
 // The process boundary: the real streams, terminal and environment, then attn::cli::run.
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -71,9 +72,26 @@ class StdoutBuffer : public std::streambuf {
     int error_ = 0;
 };
 
+// stdin, stdout or stderr closed by whoever started attn (`attn ... >&-`): each is opened on
+// /dev/null for reading, so that no file attn opens takes its number (an output's temporary
+// file as fd 1 would make /dev/stdout lead to it), and writing to it still fails as closed.
+void hold_closed_standard_descriptors() {
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) {
+            continue;
+        }
+        const int held = ::open("/dev/null", O_RDONLY);  // the lowest free number: fd itself
+        if (held >= 0 && held != fd) {
+            (void)::dup2(held, fd);
+            (void)::close(held);
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    hold_closed_standard_descriptors();
     std::ios::sync_with_stdio(false);
     attn::remove_temporary_files_on_signals();
     StdoutBuffer stdout_buffer;

@@ -61,8 +61,8 @@ std::array<volatile std::sig_atomic_t, max_pending> pending_used{};
 
 // The signals whose default action ends the process, and which can be caught: each removes
 // the temporary files first. (SIGKILL cannot be caught; nothing can clean up after it.)
-constexpr std::array cleanup_signals{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1,
-                                     SIGUSR2, SIGALRM, SIGPIPE, SIGPROF, SIGVTALRM};
+constexpr std::array cleanup_signals{SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1, SIGUSR2,
+                                     SIGALRM, SIGPIPE, SIGPROF, SIGVTALRM, SIGXCPU};
 
 // The cleanup signals, blocked (SignalsBlocked) while a temporary file is created and
 // remembered, so that no signal can come between the two and leave the file behind.
@@ -119,18 +119,19 @@ AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
     if (path_.empty()) {
         throw WriteFailure("''", "the file name is empty");
     }
+    file_ = file_behind_links(path_);  // a link stays; the file it points to is replaced
     struct stat st {};
     mode_t mode = default_mode();
     bool existed = false;
-    if (::stat(path_.c_str(), &st) == 0) {
+    if (::stat(file_.c_str(), &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             throw WriteFailure(path_, "it is a directory, expected a file name");
         }
         mode = st.st_mode & 07777U;  // keep the permissions of the file we replace
         existed = true;
     }
-    const auto slash = path_.rfind('/');
-    const std::string dir = slash == std::string::npos ? "" : path_.substr(0, slash + 1);
+    const auto slash = file_.rfind('/');
+    const std::string dir = slash == std::string::npos ? "" : file_.substr(0, slash + 1);
     // a short name of our own, so that a target of 255 bytes (NAME_MAX) can still be written
     temp_path_ = dir + ".attn-XXXXXX";
     std::vector<char> templ(temp_path_.begin(), temp_path_.end());
@@ -214,10 +215,10 @@ void AtomicFile::sync() {
 
 void AtomicFile::rename_over() {
     struct stat st {};
-    if (::lstat(path_.c_str(), &st) == 0) {
+    if (::lstat(file_.c_str(), &st) == 0) {
         // exchange, so that the old file stays at the temporary name until every output of
         // the set is in place, and can be put back if one fails
-        if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) ==
+        if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, file_.c_str(), RENAME_EXCHANGE) ==
             0) {
             committed_ = true;
             exchanged_ = true;
@@ -229,7 +230,7 @@ void AtomicFile::rename_over() {
     } else {
         was_new_ = true;
     }
-    if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    if (::rename(temp_path_.c_str(), file_.c_str()) != 0) {
         was_new_ = false;
         throw WriteFailure(path_, reason(errno));
     }
@@ -241,7 +242,7 @@ bool AtomicFile::undo() noexcept {
         return true;
     }
     if (exchanged_) {
-        if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, path_.c_str(), RENAME_EXCHANGE) !=
+        if (::renameat2(AT_FDCWD, temp_path_.c_str(), AT_FDCWD, file_.c_str(), RENAME_EXCHANGE) !=
             0) {
             return false;
         }
@@ -249,7 +250,7 @@ bool AtomicFile::undo() noexcept {
         committed_ = false;  // the new file, back at the temporary name, is removed
         return true;
     }
-    if (was_new_ && ::unlink(path_.c_str()) == 0) {
+    if (was_new_ && ::unlink(file_.c_str()) == 0) {
         committed_ = false;
         return true;
     }

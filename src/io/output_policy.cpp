@@ -88,7 +88,48 @@ std::optional<mode_t> write_protected(const std::string& path) {
     return denied ? std::optional<mode_t>(st.st_mode & 07777U) : std::nullopt;
 }
 
+// The file descriptor of attn's own that `path` names, when it is one: /proc/self/fd/N,
+// /proc/thread-self/fd/N or /proc/<attn's pid>/fd/N (/dev/stdout and /dev/fd/N lead there).
+std::optional<int> own_descriptor(const std::string& path) {
+    const std::string self = fmt::format("/proc/{}/", ::getpid());
+    for (const std::string& prefix :
+         {std::string("/proc/self/"), std::string("/proc/thread-self/"), self}) {
+        if (!path.starts_with(prefix + "fd/")) {
+            continue;
+        }
+        const std::string digits = path.substr(prefix.size() + 3);
+        if (digits.empty() || digits.size() > 9 ||
+            !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; })) {
+            return std::nullopt;
+        }
+        return std::stoi(digits);
+    }
+    return std::nullopt;
+}
+
+// The name of a standard stream, for the messages.
+std::string descriptor_name(int fd) {
+    switch (fd) {
+        case 0:
+            return "stdin";
+        case 1:
+            return "stdout";
+        case 2:
+            return "stderr";
+        default:
+            return fmt::format("file descriptor {}", fd);
+    }
+}
+
 }  // namespace
+
+std::string file_behind_links(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
+        return path;
+    }
+    return link_chain(path).back();
+}
 
 std::string special_file_kind(const std::string& path) {
     struct stat st {};
@@ -127,11 +168,35 @@ void check_outputs(const std::vector<OutputTarget>& outputs, const std::vector<I
         return (ia && ib && *ia == *ib) || normalised(a.path) == normalised(b.path) ||
                link_chain(a.path).back() == link_chain(b.path).back();
     };
+    // attn's messages go to stderr: a file there is no place for an output too (a terminal,
+    // a device, is: it is written into as it is)
+    const std::string stderr_path = "/proc/self/fd/2";
+    const auto stderr_id = special_file_kind(stderr_path) == "a character device"
+                               ? std::nullopt
+                               : file_id(stderr_path);
     for (std::size_t i = 0; i < outputs.size(); ++i) {
         const auto& out = outputs[i];
         if (out.path.empty()) {
             throw Error(ErrorKind::usage,
                         out.option + " is an empty file name, expected a path (or - for stdout)");
+        }
+        // /dev/stdout when stdout is closed: main() holds the closed descriptors open on
+        // /dev/null for reading, so that no output file takes their number; writing there
+        // would be writing nowhere
+        for (const auto& hop : link_chain(out.path)) {
+            const auto fd = own_descriptor(hop);
+            if (!fd) {
+                continue;
+            }
+            const int flags = ::fcntl(*fd, F_GETFL);
+            if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) {
+                throw Error(
+                    ErrorKind::usage,
+                    fmt::format("{} {} is attn's {}, which is {}, expected a file name, "
+                                "or - for stdout",
+                                out.option, shown(out.path), descriptor_name(*fd),
+                                flags < 0 ? "not open" : "closed or open only for reading"));
+            }
         }
         struct stat st {};
         if (::stat(out.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -160,6 +225,12 @@ void check_outputs(const std::vector<OutputTarget>& outputs, const std::vector<I
                         fmt::format("{} {} is where stdout goes, and attn prints to stdout too, "
                                     "expected another path, or --format none to print nothing "
                                     "else there",
+                                    out.option, shown(out.path)));
+        }
+        if (stderr_id && file_id(out.path) == stderr_id) {
+            throw Error(ErrorKind::usage,
+                        fmt::format("{} {} is where stderr goes, and attn writes its messages "
+                                    "there, expected another path",
                                     out.option, shown(out.path)));
         }
         if (!force && special_file_kind(out.path).empty()) {

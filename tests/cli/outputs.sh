@@ -193,7 +193,7 @@ name=$(printf 'n%.0s' $(seq 1 250)).json  # 255 bytes, the longest name a folder
     || { cat "$dir/err17"; fail "a 255-byte file name could not be written"; }
 [ -s "$dir/$name" ] || fail "the 255-byte file is empty"
 big=$(for i in $(seq 1 700); do printf 'v%d ' "$i"; done)
-for sig in INT TERM HUP USR1 USR2 ALRM QUIT; do
+for sig in INT TERM HUP USR1 USR2 ALRM QUIT XCPU; do
     echo precious >"$dir/big.json"
     # a background job of a script starts with SIGINT and SIGQUIT ignored, and attn keeps an
     # ignored signal ignored (as nohup wants): start it with every signal at its default
@@ -262,6 +262,44 @@ expect 2 "check --precision 0x2" "$dir/err25" "expected a whole number written i
 "$attn" explain "This is book" --d-model " 7" 2>"$dir/err26" >/dev/null
 rc=$?
 expect 2 "--d-model ' 7'" "$dir/err26" "expected a whole number"
+# --- closed streams, stderr, links, checkpoints, empty paths ----------------------------------
+# 27. stdout closed: an output through /proc/self/fd/1 is refused, and no file takes fd 1 (the
+# temporary file did, and was renamed over the link, turning it into a regular file)
+mkdir "$dir/fakedev"
+ln -s /proc/self/fd/1 "$dir/fakedev/stdout"
+"$attn" explain "This is book" --json "$dir/fakedev/stdout" --format none >&- 2>"$dir/err27"
+rc=$?
+expect 2 "--json to a closed stdout" "$dir/err27" "is attn's stdout, which is closed or open only for reading"
+[ -L "$dir/fakedev/stdout" ] || fail "a link to /proc/self/fd/1 was replaced when stdout was closed"
+"$attn" explain "This is book" >&- 2>"$dir/err27b"
+rc=$?
+expect 1 "the walk-through to a closed stdout" "$dir/err27b" "cannot write to stdout"
+# 28. an output where stderr goes (a file): attn's messages would overwrite it
+"$attn" explain "This is book" --json /dev/stderr --format none 2>"$dir/err28"
+rc=$?
+expect 2 "--json /dev/stderr with stderr in a file" "$dir/err28" "is where stderr goes"
+# 29. an output through a link replaces the file the link points to; the link stays
+echo old >"$dir/pointed.json"
+ln -s pointed.json "$dir/link.json"
+"$attn" explain "This is book" --json "$dir/link.json" --format none 2>"$dir/err29"
+rc=$?
+expect 0 "--json through a link" "$dir/err29" "wrote $dir/link.json"
+[ -L "$dir/link.json" ] || fail "the link given as an output was replaced by a file"
+grep -q '"schema": "attn.trace"' "$dir/pointed.json" || fail "the file behind the link was not written"
+# 30. a checkpoint's files are inputs: never written over
+mkdir "$dir/ck"
+echo '{}' >"$dir/ck/config.json"
+"$attn" explain "hello world" --checkpoint "$dir/ck" --json "$dir/ck/config.json" --format none \
+    2>"$dir/err30"
+rc=$?
+expect 2 "--json over a checkpoint's config.json" "$dir/err30" "is the file --checkpoint"
+[ "$(cat "$dir/ck/config.json")" = '{}' ] || fail "the checkpoint's config.json was changed"
+# 31. empty file names are refused, not ignored
+for opt in --npz --checkpoint --target; do
+    "$attn" explain "This is book" "$opt" "" >/dev/null 2>"$dir/err31"
+    rc=$?
+    expect 2 "$opt ''" "$dir/err31" "$opt is an empty file name"
+done
 if [ -n "$skipped" ]; then
     echo "skipped (needs root)${skipped}; everything else passed"
     exit 77

@@ -48,7 +48,8 @@ class AtomicFile {
     [[nodiscard]] std::size_t bytes() const noexcept { return written_; }
 
   private:
-    std::string path_;
+    std::string path_;  ///< as given, for the messages
+    std::string file_;  ///< the file replaced: path_, or the file its links point to
     std::string temp_path_;
     int fd_ = -1;
     std::size_t written_ = 0;
@@ -136,8 +137,13 @@ class OutputSet {
 /// "a character device", "a process's open file"); empty for a regular file or no file.
 std::string special_file_kind(const std::string& path);
 
+/// The file that writing `path` replaces: `path` itself, or, when it is a symbolic link, the
+/// file its links end at (which need not exist yet), so that an output written through a link
+/// keeps the link and replaces what it points to, as `>` in a shell does.
+std::string file_behind_links(const std::string& path);
+
 /// Installs handlers so that SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
-/// SIGVTALRM, SIGPROF and SIGPIPE remove every temporary output file before the process
+/// SIGVTALRM, SIGPROF, SIGPIPE and SIGXCPU remove every temporary output file before the process
 /// ends (by the same signal, so its exit status is the usual one), and so that a file size
 /// limit fails a write (EFBIG) rather than killing the process. For main(), once.
 void remove_temporary_files_on_signals();
