@@ -130,8 +130,7 @@ std::string described_for(const std::string& description, const std::string& pat
     if (spec.lowercase || spec.chars) {
         changes.emplace_back(spec.chars ? "--chars" : "--lowercase");
     }
-    // a description that names the option as this run gives it ("with --mask causal
-    // --softmax-over all attn's new_V rounds to the tutorial's") was written for it
+    // a description that names the option as this run gives it was written for it
     std::erase_if(changes, [&description](const std::string& change) {
         return change.starts_with("--") && description.find(change) != std::string::npos;
     });
