@@ -296,7 +296,7 @@ int run_explain(const ExplainOptions& options, Io& io) {
         }
         watch.lap("read input");
         computed = o.backward ? with_backward(explain(loaded.input, loaded.config),
-                                              read_target(o.target), o.target, o.lr)
+                                              read_target(o.target, max_memory), o.target, o.lr)
                               : explain(loaded.input, loaded.config);
         watch.lap("compute");
         if (!o.set.empty()) {  // a what-if: the inputs changed, and everything computed again

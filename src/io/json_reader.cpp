@@ -26,6 +26,14 @@ namespace attn::json::detail {
 
 /// The text as nlohmann's parser reads it, a character at a time (through nlohmann's public
 /// iterator-pair interface): a pointer, in a type of attn's own.
+class Builder;
+
+/// Thrown when one token (a string, a number) grows past what the budget leaves: nlohmann's
+/// lexer holds its characters in a buffer of its own before the handler sees them.
+struct TokenTooLong {
+    std::size_t end;  ///< the offset where it was found too long
+};
+
 struct Chars {
     using iterator_category = std::input_iterator_tag;
     using value_type = char;
@@ -34,12 +42,11 @@ struct Chars {
     using reference = const char&;
 
     const char* at = nullptr;
+    const char* start = nullptr;       ///< the text's first character
+    const Builder* builder = nullptr;  ///< asked whether the token being read still fits
 
     reference operator*() const noexcept { return *at; }
-    Chars& operator++() noexcept {  // all that nlohmann's iterator_input_adapter uses
-        ++at;
-        return *this;
-    }
+    Chars& operator++();  // all that nlohmann's iterator_input_adapter uses
     friend bool operator==(Chars a, Chars b) noexcept { return a.at == b.at; }
 };
 
@@ -71,7 +78,25 @@ class Builder {
     /// the tree of Values may take (--max-memory, less what the run held before).
     Builder(std::string_view text, const Syntax& syntax, std::size_t held,
             const MemoryBudget& budget) noexcept
-        : text_(text), syntax_(syntax), used_(held), limit_(budget.left()), budget_(budget) {}
+        : text_(text),
+          syntax_(syntax),
+          held_(held),
+          used_(held),
+          limit_(budget.left()),
+          budget_(budget) {}
+
+    /// Whether a token that reaches `offset`, read since the end of the last one, still fits:
+    /// the lexer's buffer (its capacity up to twice the characters) and the string made from
+    /// it, three times its length, in what the budget leaves.
+    [[nodiscard]] bool token_fits(std::size_t offset) const noexcept {
+        return offset < pos_ || (offset - pos_) <= (limit_ - std::min(used_, limit_)) / 3;
+    }
+    /// The start of the token after the last one read, for the messages.
+    [[nodiscard]] std::size_t token_start() const { return after_between(pos_); }
+    [[noreturn]] void too_long(std::size_t end) const {
+        const std::size_t at = token_start();
+        syntax_.too_much_memory(at, used_ + 3 * (end - std::min(end, at)), budget_, held_, end);
+    }
 
     /// The document, once nlohmann's parser has read it all: nothing may follow.
     Value finish() {
@@ -182,7 +207,10 @@ class Builder {
     // The start of the token nlohmann's parser has just read.
     std::size_t next_token() {
         last_number_ = npos;
-        std::size_t p = pos_;
+        return after_between(pos_);
+    }
+    // The first offset from `p` that is not white space, a comment, ',' or ':'.
+    [[nodiscard]] std::size_t after_between(std::size_t p) const {
         while (p < text_.size()) {
             const auto c = static_cast<unsigned char>(text_[p]);
             if (between_tokens[c]) {
@@ -325,7 +353,7 @@ class Builder {
     void charge(std::size_t at, std::size_t bytes, std::size_t transient = 0) {
         used_ += bytes;
         if (used_ > limit_ || transient > limit_ - used_) {
-            syntax_.too_much_memory(at, used_ + transient, budget_);
+            syntax_.too_much_memory(at, used_ + transient, budget_, held_, at);
         }
         used_ += transient / 2;  // the vector's capacity doubles: half of the new buffer is new
     }
@@ -343,6 +371,7 @@ class Builder {
 
     std::string_view text_;
     const Syntax& syntax_;
+    std::size_t held_;   // the bytes of the text (and its copy without comments)
     std::size_t used_;   // the bytes held: the text and the tree so far
     std::size_t limit_;  // the most they may take
     MemoryBudget budget_;
@@ -356,6 +385,14 @@ class Builder {
     // the keys of each open object of 32 members or more (see key())
     std::unordered_map<const Value*, std::unordered_set<std::string>> keys_;
 };
+
+Chars& Chars::operator++() {
+    ++at;
+    if (builder != nullptr && !builder->token_fits(static_cast<std::size_t>(at - start))) {
+        throw TokenTooLong{static_cast<std::size_t>(at - start)};
+    }
+    return *this;
+}
 
 namespace {
 
@@ -374,9 +411,14 @@ Value read(std::string_view text, std::string_view file, const MemoryBudget& bud
     }
     Builder builder(text, syntax, held, budget);
     // its handler throws rather than return false: the result is always true
-    (void)nlohmann::json::sax_parse(Chars{text.data()}, Chars{text.data() + text.size()}, &builder,
-                                    nlohmann::json::input_format_t::json,
-                                    /*strict=*/true, /*ignore_comments=*/true);
+    try {
+        (void)nlohmann::json::sax_parse(Chars{text.data(), text.data(), &builder},
+                                        Chars{text.data() + text.size()}, &builder,
+                                        nlohmann::json::input_format_t::json,
+                                        /*strict=*/true, /*ignore_comments=*/true);
+    } catch (const TokenTooLong& long_token) {
+        builder.too_long(long_token.end);
+    }
     return builder.finish();
 }
 

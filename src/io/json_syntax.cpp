@@ -140,12 +140,15 @@ void Syntax::too_deep(std::size_t at) const {
          "a flatter file");
 }
 
-void Syntax::too_much_memory(std::size_t at, std::size_t need, const MemoryBudget& budget) const {
+void Syntax::too_much_memory(std::size_t at, std::size_t need, const MemoryBudget& budget,
+                             std::size_t text_bytes, std::size_t read) const {
     const auto place = line_column(text_, at);
-    // what the whole file would take, at the rate of the part read so far
-    const long double whole = static_cast<long double>(need) *
-                              static_cast<long double>(text_.size()) /
-                              static_cast<long double>(std::max<std::size_t>(at, 1));
+    // what the whole file would take: its text, and its values at the rate of the part read
+    const std::size_t values = need - std::min(need, text_bytes);
+    const long double whole = static_cast<long double>(text_bytes) +
+                              static_cast<long double>(values) *
+                                  static_cast<long double>(text_.size()) /
+                                  static_cast<long double>(std::max<std::size_t>(read, 1));
     const auto guess = whole >= static_cast<long double>(std::size_t{1} << 62U)
                            ? std::size_t{1} << 62U
                            : std::max(need, static_cast<std::size_t>(whole));

@@ -63,9 +63,11 @@ class Syntax {
     /// A value at `at` nested more than max_depth levels deep.
     [[noreturn]] void too_deep(std::size_t at) const;
     /// Reading the value at `at` would take the text and its values to `need` bytes, more than
-    /// `budget` leaves (--max-memory).
-    [[noreturn]] void too_much_memory(std::size_t at, std::size_t need,
-                                      const MemoryBudget& budget) const;
+    /// `budget` leaves (--max-memory); `text_bytes` of them are the text's, which does not
+    /// grow with the part read, `read` the bytes of the text read so far (`at` and beyond, in
+    /// a long string).
+    [[noreturn]] void too_much_memory(std::size_t at, std::size_t need, const MemoryBudget& budget,
+                                      std::size_t text_bytes, std::size_t read) const;
     /// The key at `at`, `key`, is already a member of its object.
     [[noreturn]] void duplicate_key(std::size_t at, std::string_view key) const;
 

@@ -10,8 +10,8 @@
 
 namespace attn {
 
-Matrix read_target(const std::string& path) {
-    Reader r(path);
+Matrix read_target(const std::string& path, std::size_t max_memory) {
+    Reader r(path, max_memory);
     const Value root = r.document(
         "attn.target", "a target file: {\"target\": [[numbers], ...]}, one row per token");
     r.check_keys(root, "", {"schema", "description", "target"});

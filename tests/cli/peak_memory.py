@@ -121,6 +121,25 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("400,000 keys of one number each under --max-memory 24M",
            ["explain", "k1 k2", "--embeddings", keys], 24 * MIB, "refused", "keys.json:1:")
 
+    # one string of 20 MB: nlohmann's lexer holds it in a buffer of its own before attn's
+    # reader sees it, so the reader stops the lexer as soon as the token would pass the limit
+    # (it peaked at 73 MiB under 24M), in every reader; a string within the limit is read
+    long_string = write(at("long-string.json"),
+                        '{"description": "' + "a" * (20 * MIB) + '", "vectors": {"a": [1, 2]}}')
+    for args, what in [(["explain", "a", "--embeddings", long_string], "--embeddings"),
+                       (["explain", "--qkv", long_string], "--qkv"),
+                       (["check", long_string], "attn check's answers")]:
+        expect(f"a string of 20 MiB as {what} under --max-memory 24M", args, 24 * MIB, "refused",
+               "long-string.json:1:17")
+    expect("the same string under --max-memory 100M", ["explain", "a", "--embeddings",
+                                                       long_string, "--format", "none"],
+           100 * MIB, "ok")
+    # a --target file counts too (it was read without a limit: 456 MiB under 8M)
+    target = write(at("target.json"), '{"target": [' + ",".join(["[1]"] * 2000000) + "]}")
+    expect("a --target file of 2,000,000 rows under --max-memory 24M",
+           ["explain", "a b", "--target", target, "--backward"], 24 * MIB, "refused",
+           "target.json:1:")
+
     # a large valid file within a limit that allows it is read: 20,000 vectors of 16
     vectors = write(at("vectors.json"), '{"vectors": {' + ",".join(
         f'"w{i}": [' + ",".join(f"{(i * 16 + j) % 997 / 997:.6f}" for j in range(16)) + "]"

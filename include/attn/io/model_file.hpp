@@ -23,7 +23,7 @@ Mask read_mask(const std::string& path, std::size_t max_memory = default_max_mem
 
 /// Reads a target file {"target": [[numbers], ...]} (--target, for --backward): the output
 /// each token should have. Throws attn::Error naming the file and the place of a bad value.
-Matrix read_target(const std::string& path);
+Matrix read_target(const std::string& path, std::size_t max_memory);
 
 /// Reads an embeddings file: {"vectors": {"token": [numbers], ...}, "case_insensitive": bool}.
 EmbeddingTable read_embeddings(const std::string& path,
