@@ -134,6 +134,15 @@ with tempfile.TemporaryDirectory() as tmp:
     expect("the same string under --max-memory 100M", ["explain", "a", "--embeddings",
                                                        long_string, "--format", "none"],
            100 * MIB, "ok")
+    # a what-if computes the run twice and compares the two: counted before it starts (600
+    # tokens peaked at 53 MiB under --max-memory 20M)
+    words600 = " ".join(f"w{i}" for i in range(600))
+    for change in ["W_Q[0,0]=1", "tokens[0]=hat"]:
+        expect(f"--set {change} for 600 tokens under --max-memory 20M",
+               ["explain", words600, "--set", change, "--format", "none"], 20 * MIB, "refused",
+               "the what-if (--set)")
+    expect("--set for 600 tokens under --max-memory 60M",
+           ["explain", words600, "--set", "W_Q[0,0]=1", "--format", "none"], 60 * MIB, "ok")
     # a --target file counts too (it was read without a limit: 456 MiB under 8M)
     target = write(at("target.json"), '{"target": [' + ",".join(["[1]"] * 2000000) + "]}")
     expect("a --target file of 2,000,000 rows under --max-memory 24M",
