@@ -1,4 +1,5 @@
 #include "attn/core/error.hpp"
+#include "attn/core/utf8.hpp"
 
 #include <array>
 #include <string>
@@ -15,32 +16,6 @@ std::string str(std::string_view s) {
 
 std::string shape(std::size_t rows, std::size_t cols) {
     return std::to_string(rows) + "×" + std::to_string(cols);
-}
-
-// Whether a code point would act on a terminal or a page, or hide, rather than show: C0 and
-// C1 controls, DEL, line and paragraph separators, and format characters (bidirectional
-// overrides and isolates, zero-width spaces, the byte order mark, tags). The zero-width
-// joiner and non-joiner stay: emoji sequences and many scripts need them.
-bool hidden(utf8proc_int32_t cp) {
-    if (cp == 0x200C || cp == 0x200D) {
-        return false;  // the zero-width (non-)joiners of emoji sequences and of Indic scripts
-    }
-    // invisible although not format characters: the combining grapheme joiner and the Hangul
-    // fillers (blank letters, which make one token look like another)
-    if (cp == 0x034F || cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0) {
-        return true;
-    }
-    switch (utf8proc_category(cp)) {
-        case UTF8PROC_CATEGORY_CC:  // C0 and C1 controls and DEL
-        case UTF8PROC_CATEGORY_CF:  // bidi controls, zero-width space, BOM, soft hyphen, ...
-        case UTF8PROC_CATEGORY_ZL:  // line and paragraph separators
-        case UTF8PROC_CATEGORY_ZP:
-        case UTF8PROC_CATEGORY_CO:  // private use: no glyph anyone agrees on
-        case UTF8PROC_CATEGORY_CN:  // unassigned (in attn's Unicode) and noncharacters
-            return true;
-        default:
-            return false;
-    }
 }
 
 }  // namespace
@@ -129,7 +104,7 @@ std::string shown(std::string_view text, bool keep_newlines) {
             continue;
         }
         const auto len = static_cast<std::size_t>(n);
-        if (!hidden(cp) || (keep_newlines && cp == '\n')) {
+        if (!utf8::hidden(static_cast<char32_t>(cp)) || (keep_newlines && cp == '\n')) {
             out.append(text.substr(i, len));
         } else if (cp == '\n') {
             out += "\\n";

@@ -157,4 +157,31 @@ std::string_view utf8proc_version() noexcept {
     return ::utf8proc_version();
 }
 
+// Whether a code point would act on a terminal or a page, or hide, rather than show: C0 and
+// C1 controls, DEL, line and paragraph separators, and format characters (bidirectional
+// overrides and isolates, zero-width spaces, the byte order mark, tags). The zero-width
+// joiner and non-joiner stay: emoji sequences and many scripts need them.
+bool hidden(char32_t code_point) noexcept {
+    const utf8proc_int32_t cp = to_int(code_point);
+    if (cp == 0x200C || cp == 0x200D) {
+        return false;  // the zero-width (non-)joiners of emoji sequences and of Indic scripts
+    }
+    // invisible although not format characters: the combining grapheme joiner and the Hangul
+    // fillers (blank letters, which make one token look like another)
+    if (cp == 0x034F || cp == 0x115F || cp == 0x1160 || cp == 0x3164 || cp == 0xFFA0) {
+        return true;
+    }
+    switch (utf8proc_category(cp)) {
+        case UTF8PROC_CATEGORY_CC:  // C0 and C1 controls and DEL
+        case UTF8PROC_CATEGORY_CF:  // bidi controls, zero-width space, BOM, soft hyphen, ...
+        case UTF8PROC_CATEGORY_ZL:  // line and paragraph separators
+        case UTF8PROC_CATEGORY_ZP:
+        case UTF8PROC_CATEGORY_CO:  // private use: no glyph anyone agrees on
+        case UTF8PROC_CATEGORY_CN:  // unassigned (in attn's Unicode) and noncharacters
+            return true;
+        default:
+            return false;
+    }
+}
+
 }  // namespace attn::utf8

@@ -3,8 +3,20 @@
 
 #include <algorithm>
 
+#include "json_text.hpp"
+
 namespace attn::json_layout {
 namespace {
+
+// A scalar as JSON; a string as the dump writes it (json_text::append_string: characters that
+// would act on a terminal escaped, which nlohmann's dump() leaves raw).
+void append_scalar(std::string& out, const Json& v) {
+    if (v.is_string()) {
+        json_text::append_string(out, v.get_ref<const std::string&>());
+    } else {
+        out += v.dump();
+    }
+}
 
 bool scalar(const Json& v) {
     return !v.is_array() && !v.is_object();
@@ -21,7 +33,7 @@ class Writer {
 
     void value(const Json& v, const Json::json_pointer& at, std::size_t indent) {
         if (scalar(v)) {
-            out_ += v.dump();
+            append_scalar(out_, v);
         } else if (one_line(v)) {
             inline_container(v);
         } else if (v.is_array()) {
@@ -40,7 +52,7 @@ class Writer {
                 const auto member_at = at / key;
                 comment(member_at, indent + 2);
                 out_.append(indent + 2, ' ');
-                out_ += Json(key).dump();
+                json_text::append_string(out_, key);
                 out_ += ": ";
                 value(member, member_at, indent + 2);
                 out_ += ++i < v.size() ? ",\n" : "\n";
@@ -61,10 +73,10 @@ class Writer {
             out_ += first ? "" : ", ";
             first = false;
             if (v.is_object()) {
-                out_ += Json(key).dump();
+                json_text::append_string(out_, key);
                 out_ += ": ";
             }
-            out_ += element.dump();
+            append_scalar(out_, element);
         }
         out_ += v.is_array() ? ']' : '}';
     }

@@ -14,14 +14,40 @@
 
 #include <fmt/format.h>
 
+#include "attn/core/utf8.hpp"
+
 namespace attn::json_text {
 
-/// Appends `s` as a JSON string: quotes, backslashes and control characters escaped; UTF-8
+/// Appends `s` as a JSON string: quotes, backslashes and control characters escaped, and every
+/// other character that would act on a terminal or hide (utf8::hidden: C1 controls, DEL,
+/// bidirectional overrides, zero-width spaces) as \uXXXX (a pair of them past U+FFFF), so
+/// that a dump printed to a terminal cannot drive it and reads back the same; other UTF-8
 /// passes through (attn validates it on input).
 inline void append_string(std::string& out, std::string_view s) {
     out += '"';
-    for (char ch : s) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char ch = s[i];
         const auto c = static_cast<unsigned char>(ch);
+        if (c >= 0x7F) {
+            const auto decoded = utf8::decode(s.substr(i));
+            if (decoded && !utf8::hidden(decoded->code_point)) {
+                out.append(s.substr(i, decoded->length));  // a character as it is
+                i += decoded->length - 1;
+                continue;
+            }
+            if (decoded) {
+                const char32_t cp = decoded->code_point;
+                if (cp > 0xFFFF) {  // a surrogate pair, as JSON writes characters past U+FFFF
+                    const char32_t v = cp - 0x10000;
+                    fmt::format_to(std::back_inserter(out), "\\u{:04x}\\u{:04x}",
+                                   0xD800U + (v >> 10U), 0xDC00U + (v & 0x3FFU));
+                } else {
+                    fmt::format_to(std::back_inserter(out), "\\u{:04x}", static_cast<unsigned>(cp));
+                }
+                i += decoded->length - 1;
+                continue;
+            }
+        }
         switch (c) {
             case '"':
                 out += "\\\"";

@@ -19,7 +19,8 @@ with 0 or, for a refused input, 2; then:
     an input run, no console error and no request; every Markdown file renders (markdown-it,
     raw HTML and autolinks on) with no element a plain run does not make and shows the
     tokens as text (browser_check.js);
-  - the JSON dump reads back (Python's json) with the tokens attn printed.
+  - the JSON dump reads back (Python's json) with the tokens attn printed, and printed to the
+    terminal (--json -, attn init) it has no raw control either: JSON escapes.
 Strings are batched (several to a run) so that the whole test takes well under a minute.
 """
 import json
@@ -165,6 +166,10 @@ class Checker:
         with open(tex, "wb") as f:
             f.write(r.stdout)
         self.latex.append((label, tex))
+        # the dump printed to the terminal: strings written with \u escapes, not raw
+        r = self.attn(f"{label} (--json -)", [*args, "--json", "-"])
+        if r.returncode == 0:
+            json.loads(r.stdout)
         if why:
             self.attn(f"{label} (--why)", [*args, "--why", "weights[0,0]", "--color", "never"])
         return dump
@@ -206,6 +211,17 @@ def route_model(c, batch):
              "embeddings": {"vectors": {"This": [1, 0], "is": [0, 1], "book": [1, 1]}}}
     c.outputs(label + " (description)", ["explain", "--model", write_json(c, model)],
               texts=[])
+    # attn init's model file, printed: the description as \u escapes; it reads back the same
+    if argv_safe(text):
+        r = c.attn(label + " (attn init)", ["init", "This is book", "--description", text])
+        if r.returncode == 0:
+            made = c.fresh(".json")
+            with open(made, "wb") as f:
+                f.write(r.stdout)
+            back = c.attn(label + " (attn init, read back)", ["explain", "--model", made, "--json",
+                                                              "-"])
+            if back.returncode == 0 and json.loads(back.stdout)["description"] != text:
+                c.fail(f"{label}: attn init's description does not read back the same")
     # the sentence of a model file, its unknown tokens seeded
     model["sentence"] = "x " + text
     c.outputs(label + " (sentence)", ["explain", "--model", write_json(c, model),

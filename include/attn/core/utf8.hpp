@@ -36,6 +36,13 @@ enum class MajorCategory { letter, mark, number, punctuation, symbol, separator,
 /// The major category of `cp`'s general category (Lu, Ll, ... are letters).
 MajorCategory major_category(char32_t cp) noexcept;
 
+/// Whether a code point would act on a terminal or a page, or hide, rather than show: C0 and
+/// C1 controls, DEL, line and paragraph separators, format characters (bidirectional
+/// overrides and isolates, zero-width spaces, the byte order mark, tags), private use and
+/// unassigned code points. The zero-width joiner and non-joiner are not: emoji sequences and
+/// many scripts need them. Every string from outside attn is shown with these made visible.
+bool hidden(char32_t cp) noexcept;
+
 /// Appends the UTF-8 encoding of `cp` to `out`.
 void append(std::string& out, char32_t cp);
 
