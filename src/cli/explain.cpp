@@ -337,9 +337,16 @@ int run_explain(const ExplainOptions& options, Io& io) {
     if (static_cast<int>(o.json == "-") + static_cast<int>(o.svg == "-") +
             static_cast<int>(o.html == "-") >
         1) {
+        std::vector<std::string> want;
+        for (const auto& [option, path] : {std::pair{"--json", &o.json}, std::pair{"--svg", &o.svg},
+                                           std::pair{"--html", &o.html}}) {
+            if (*path == "-") {
+                want.push_back(fmt::format("{} -", option));
+            }
+        }
         throw Error(ErrorKind::usage,
-                    "--json -, --svg - and --html - all want stdout, expected at most one of them "
-                    "there");
+                    fmt::format("{} {} want stdout, expected at most one of them there",
+                                listed(want), want.size() == 2 ? "both" : "all"));
     }
     std::vector<CellRef> cells;
     for (const auto& why : o.why) {

@@ -143,12 +143,13 @@ std::vector<Written> OutputSet::write_all(const std::function<void()>& before_co
             }
             const auto rest = others(i, false);
             const auto in_place = others(i, true);
-            throw failed(
-                i, e,
-                fmt::format("no output was changed{}{}", rest.empty() ? "" : ": ",
-                            rest.empty() ? "" : left_alone(rest)) +
-                    (in_place.empty() ? ""
-                                      : ", and " + joined(in_place) + " were not written into"));
+            throw failed(i, e,
+                         fmt::format("no output was changed{}{}", rest.empty() ? "" : ": ",
+                                     rest.empty() ? "" : left_alone(rest)) +
+                             (in_place.empty() ? ""
+                                               : ", and " + joined(in_place) +
+                                                     (in_place.size() == 1 ? " was" : " were") +
+                                                     " not written into"));
         }
     }
     // 2. what must succeed too before anything is committed (stdout)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -234,11 +235,16 @@ std::uint64_t seed_of(const Reader& r, const Value& seed, const std::string& whe
         std::from_chars(seed.text.data(), seed.text.data() + seed.text.size(), value);
     if (!seed.is(Type::number) || seed.text.empty() || ec != std::errc() ||
         ptr != seed.text.data() + seed.text.size()) {
-        const bool whole =
-            seed.is(Type::number) && seed.text.find_first_of(".eE") == std::string::npos;
+        // only an integer literal keeps its text: 42.0 and 42e0 are decimals, whole or not
+        const bool literal = seed.is(Type::number) && !seed.text.empty();
+        const bool whole_decimal =
+            seed.is(Type::number) && !literal && std::floor(seed.number) == seed.number;
         r.fail(seed, where,
-               !whole                       ? "the seed is not a whole number, expected 0 to "
-                                              "2^64 - 1"
+               whole_decimal ? "the seed is written with a decimal point or an exponent, "
+                               "expected a whole number written without them (42, not 42.0), "
+                               "0 to 2^64 - 1"
+               : !literal    ? "the seed is not a whole number, expected 0 to "
+                               "2^64 - 1"
                : seed.text.starts_with('-') ? "the seed is negative, expected 0 to 2^64 - 1"
                                             : "the seed is larger than 2^64 - 1, expected 0 to "
                                               "2^64 - 1");
