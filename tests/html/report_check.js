@@ -1,0 +1,67 @@
+// The HTML report's reading aids in Debian's Chromium (headless, driven by playwright-core from
+// tests/oracles): the attention bars start on a telling row (under a causal mask never the
+// first token's, whose one weight is 1).
+//   node report_check.js ATTN CHROMIUM
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const { openPage, loadPage } = require('./page.js');
+
+const [attn, executablePath] = process.argv.slice(2);
+const failures = [];
+const check = (ok, what) => { if (!ok) { failures.push(what); console.log('FAIL: ' + what); } };
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'attn-report-'));
+const file = (name) => path.join(dir, name);
+const run = (args) => execFileSync(attn, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+
+const sentence = 'The cat sat on the mat';
+run(['explain', sentence, '--mask', 'causal', '--json', file('causal.json'),
+     '--html', file('causal.html'), '--format', 'none']);
+run(['explain', sentence, '--heads', '3', '--mask', 'causal', '--json', file('heads.json'),
+     '--html', file('heads.html'), '--format', 'none']);
+run(['explain', 'This is book', '--json', file('plain.json'), '--html', file('plain.html'),
+     '--format', 'none']);
+
+(async () => {
+  const { browser, page, problems } = await openPage(executablePath);
+  try {
+    const open = (name) => loadPage(page, problems, check, file(name));
+
+    // 1. the bars under each attention table start on a row with more than one nonzero
+    // weight, the most focused of those
+    for (const name of ['causal', 'heads', 'plain']) {
+      await open(name + '.html');
+      const tables = await page.evaluate(() => Array.from(document.querySelectorAll('table.attention'), (t) => ({
+        step: t.getAttribute('data-step'),
+        rows: Array.from(t.querySelectorAll('tbody tr'), (tr) => ({
+          label: tr.querySelector('th').textContent,
+          active: tr.classList.contains('active'),
+          weights: Array.from(tr.querySelectorAll('td[data-v]'), (td) => Number(td.getAttribute('data-v'))) })),
+        bars: document.getElementById('bars-' + t.getAttribute('data-step')).querySelector('b').textContent })));
+      check(tables.length > 0, `${name}: attention tables`);
+      for (const t of tables) {
+        const active = t.rows.filter((r) => r.active);
+        check(active.length === 1, `${name} ${t.step}: ${active.length} rows active`);
+        if (active.length !== 1) { continue; }
+        const a = active[0];
+        const spread = t.rows.filter((r) => r.weights.filter((w) => w > 0).length > 1);
+        const best = Math.max(...spread.map((r) => Math.max(...r.weights)));
+        check(a.weights.filter((w) => w > 0).length > 1,
+              `${name} ${t.step}: the bars start on '${a.label}', whose only nonzero weight is ${Math.max(...a.weights)}`);
+        check(Math.max(...a.weights) === best,
+              `${name} ${t.step}: the bars start on '${a.label}' (largest weight ${Math.max(...a.weights)}), not the most focused row (${best})`);
+        check(t.bars === a.label, `${name} ${t.step}: the bars name '${t.bars}', the active row is '${a.label}'`);
+      }
+    }
+  } finally {
+    await browser.close();
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (failures.length) {
+    console.log(`${failures.length} failures`);
+    process.exit(1);
+  }
+  console.log("the report: the bars' first row");
+})().catch((e) => { console.log(e); process.exit(1); });
