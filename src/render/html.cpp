@@ -212,19 +212,32 @@ void heads_grid(toolkit::Spool& out, const Trace& trace, const TextStyle& style)
     out += "</section>\n";
 }
 
+// --why's text without its heading, which repeats the value: the lines up to the one its
+// rule ends (a long title is wrapped over several)
+std::string without_heading(const std::string& why, bool unicode) {
+    const std::string rule = unicode ? "━━\n" : "==\n";
+    const auto end = why.find(rule);
+    return end == std::string::npos ? why.substr(why.find('\n') + 1)
+                                    : why.substr(end + rule.size());
+}
+
 }  // namespace
 
 void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
     const auto& steps = teaching_steps(trace);
-    constexpr std::size_t why_up_to = 12;  // tokens: beyond this, no worked arithmetic
+    constexpr std::size_t why_up_to = 12;    // tokens: beyond this, no worked arithmetic
+    constexpr std::size_t tip_columns = 80;  // the tooltip's width in characters
     // an object of the worked arithmetic by "step|row|column", a member per line, its keys
     // and strings dumped by nlohmann/json (assembled here: an ordered_json object looks each
     // new key up among all the others, and a page can have tens of thousands of cells)
     std::string why_json;
     if (trace.tokens.size() <= why_up_to) {
+        // sentences whole, for the tooltip to wrap at its own width; the arithmetic's lines
+        // broken at the tooltip's width, tip_columns (report.css: #tip's max-width)
         TextStyle plain = style;
         plain.color = false;
-        plain.width = 100;
+        plain.width = tip_columns;
+        plain.wrap_sentences = false;
         for (const auto& step : steps) {
             const auto base = base_id(step.id);
             // the computed steps: a head's, the backward pass's, and a checkpoint's own sums
@@ -245,8 +258,7 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
                     why_json += why_json.empty() ? "{\n" : ",\n";
                     why_json += Json(fmt::format("{}|{}|{}", step.id, r, c)).dump();
                     why_json += ":";
-                    // the heading repeats the value
-                    why_json += Json(text.substr(text.find('\n') + 1)).dump();
+                    why_json += Json(without_heading(text, plain.unicode)).dump();
                 }
             }
         }

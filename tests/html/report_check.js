@@ -1,6 +1,7 @@
 // The HTML report's reading aids in Debian's Chromium (headless, driven by playwright-core from
 // tests/oracles): the attention bars start on a telling row (under a causal mask never the
-// first token's, whose one weight is 1).
+// first token's, whose one weight is 1); the tooltips' sentences are whole, only the worked
+// arithmetic keeps its lines.
 //   node report_check.js ATTN CHROMIUM
 'use strict';
 const fs = require('fs');
@@ -55,6 +56,40 @@ run(['explain', 'This is book', '--json', file('plain.json'), '--html', file('pl
         check(t.bars === a.label, `${name} ${t.step}: the bars name '${t.bars}', the active row is '${a.label}'`);
       }
     }
+
+    // 2. tooltips: sentences whole (a line that starts in lower case continues a sentence
+    // wrapped at a terminal's width); the worked arithmetic keeps its lines
+    await open('causal.html');
+    const why = await page.evaluate(() => JSON.parse(document.getElementById('why-data').textContent));
+    const keys = Object.keys(why);
+    check(keys.length > 100, `causal: ${keys.length} tooltips`);
+    for (const key of keys) {
+      const broken = why[key].split('\n').filter((l) => /^[a-z(]/.test(l));
+      check(broken.length === 0, `causal: the tooltip of ${key} has a sentence broken before ${JSON.stringify(broken[0])}`);
+    }
+    await page.hover('table.attention td[data-rl="mat"][data-cl="sat"]');
+    const tip = await page.textContent('#tip');
+    check(/where s runs over the scores of query 'mat', one per key \(its row of S′ₘ\) and max = \S+ is the largest of them \(subtracted only so that nothing overflows\)\.\n/.test(tip),
+          'causal: the softmax sentence of A[mat, sat] in one line: ' + JSON.stringify(tip));
+    check(/\nThe terms, one per key:\n  e\^\(/.test(tip) && /\n  e\^\([^\n]*\[mat\]\nΣ = /.test(tip),
+          'causal: the terms of A[mat, sat] one per line: ' + JSON.stringify(tip));
+    // the tooltip is wide enough for a line of arithmetic: none of its lines wraps
+    const fits = await page.evaluate(() => {
+      const tip = document.getElementById('tip');
+      const widest = Math.max(...Object.values(JSON.parse(document.getElementById('why-data').textContent))
+        .flatMap((t) => t.split('\n')).filter((l) => /^( |=|Σ)/.test(l)).map((l) => [...l].length));
+      const probe = document.createElement('span');
+      probe.style.whiteSpace = 'pre';
+      probe.textContent = 'x'.repeat(widest);
+      tip.replaceChildren(probe);
+      tip.style.display = 'block';
+      const style = getComputedStyle(tip);
+      const room = tip.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      const ok = probe.getBoundingClientRect().width <= room + 0.5;
+      tip.style.display = 'none';
+      return { ok, widest, room };
+    });
+    check(fits.ok, `causal: a line of ${fits.widest} characters of arithmetic does not fit the tooltip (${fits.room} px)`);
   } finally {
     await browser.close();
   }
@@ -63,5 +98,5 @@ run(['explain', 'This is book', '--json', file('plain.json'), '--html', file('pl
     console.log(`${failures.length} failures`);
     process.exit(1);
   }
-  console.log("the report: the bars' first row");
+  console.log("the report: the bars' first row, whole sentences in tooltips");
 })().catch((e) => { console.log(e); process.exit(1); });
