@@ -136,7 +136,7 @@ void matrix_table(toolkit::Spool& out, const Step& step, const TextStyle& style,
                                                             style.precision, true)))
                         : std::string(),
                 r, c, html(step.row_labels[r]), html(step.col_labels[c]),
-                std::isinf(v) ? std::string("-inf") : fmt::format("{}", v),
+                std::isinf(v) ? std::string(v < 0 ? "-inf" : "inf") : fmt::format("{}", v),
                 html(numbers.format(v, true)));
         }
         if (weights) {

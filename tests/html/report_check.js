@@ -1,7 +1,7 @@
 // The HTML report's reading aids in Debian's Chromium (headless, driven by playwright-core from
 // tests/oracles): the attention bars start on a telling row (under a causal mask never the
 // first token's, whose one weight is 1); the tooltips' sentences are whole, only the worked
-// arithmetic keeps its lines.
+// arithmetic keeps its lines; a masked score's tooltip says −∞ as the table does.
 //   node report_check.js ATTN CHROMIUM
 'use strict';
 const fs = require('fs');
@@ -90,6 +90,14 @@ run(['explain', 'This is book', '--json', file('plain.json'), '--html', file('pl
       return { ok, widest, room };
     });
     check(fits.ok, `causal: a line of ${fits.widest} characters of arithmetic does not fit the tooltip (${fits.room} px)`);
+
+    // 3. a masked score's tooltip: −∞, as the table shows it
+    await page.hover('table[data-step="masked_scores"] td[data-rl="The"][data-cl="on"]');
+    const masked = await page.textContent('#tip');
+    check(masked.startsWith('masked_scores[The, on] = −∞\n'), 'causal: the masked cell\'s tooltip: ' + JSON.stringify(masked));
+    check(!masked.includes('-inf'), 'causal: the masked cell\'s tooltip says -inf: ' + JSON.stringify(masked));
+    check(await page.textContent('table[data-step="masked_scores"] td[data-rl="The"][data-cl="on"]') === '−∞',
+          'causal: the table shows −∞');
   } finally {
     await browser.close();
   }
@@ -98,5 +106,5 @@ run(['explain', 'This is book', '--json', file('plain.json'), '--html', file('pl
     console.log(`${failures.length} failures`);
     process.exit(1);
   }
-  console.log("the report: the bars' first row, whole sentences in tooltips");
+  console.log("the report: the bars' first row, whole sentences in tooltips, −∞");
 })().catch((e) => { console.log(e); process.exit(1); });

@@ -23,9 +23,12 @@
       var table = td.closest('table');
       var key = table.getAttribute('data-step') + '|' + td.getAttribute('data-r') + '|' +
                 td.getAttribute('data-c');
+      // the exact value (data-v, "-inf" for a masked score, written −∞ as the tables do)
+      var exact = td.getAttribute('data-v');
       var text = table.getAttribute('data-step') + '[' + td.getAttribute('data-rl') + ', ' +
                  td.getAttribute('data-cl') + '] = ' +
-                 (td.hasAttribute('data-v') ? td.getAttribute('data-v') : td.textContent);
+                 (exact === null ? td.textContent
+                  : exact === '-inf' ? '\u2212\u221e' : exact === 'inf' ? '\u221e' : exact);
       if (td.hasAttribute('data-old')) {
         text += '\nwas ' + td.getAttribute('data-old') + ' in ' + before;
       }
