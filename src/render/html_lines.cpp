@@ -21,6 +21,11 @@ constexpr double line_width_of_one = 12.0;
 
 }  // namespace
 
+bool lines_drawn(const Trace& trace) {
+    return !trace.heads.empty() && !trace.tokens.empty() &&
+           trace.tokens.size() <= heads_views_up_to;
+}
+
 void lines_view(toolkit::Spool& out, const Trace& trace, const TextStyle& style) {
     const std::size_t t = trace.tokens.size();
     const std::size_t heads = trace.heads.size();

@@ -43,5 +43,7 @@ void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style,
 /// key it gives a nonzero weight, as thick as the weight, one colour per head; its words and
 /// its data (drawn by report.js). Beyond `heads_views_up_to` tokens, a note why it is absent.
 void lines_view(toolkit::Spool& out, const Trace& trace, const TextStyle& style);
+/// Whether lines_view() draws the view (rather than a note why it is absent, or nothing).
+bool lines_drawn(const Trace& trace);
 
 }  // namespace attn::report

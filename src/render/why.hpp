@@ -197,8 +197,12 @@ class Why {
         }
     }
 
-    // One sentence of attn's, word-wrapped at the width.
+    // One sentence of attn's, word-wrapped at the width (unless the style says not to).
     void line(const std::string& s) {
+        if (!style_.wrap_sentences) {
+            out_ += text(s) + "\n";
+            return;
+        }
         for (const auto& l : toolkit::wrap(text(s), style_.width)) {
             out_ += l + "\n";
         }

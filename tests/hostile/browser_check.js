@@ -84,6 +84,14 @@ async function checkPages() {
             Array.from(e.children).every((c) => c.tagName === 'line' && c.children.length === 0)))
           .filter((e) => !(e.tagName === 'INPUT' && e.type === 'checkbox' &&
             e.parentElement.matches('section#lines > div#lines-view > div.lines-heads > label')))
+          // the page's own links to its parts, in the navigation and the summary at the top:
+          // to an element of the page, text only, no attribute but href and title
+          .filter((e) => !(e.tagName === 'A' &&
+            e.parentElement.closest('body > nav#contents, body > section#result') !== null &&
+            /^#[A-Za-z0-9_.-]+$/.test(e.getAttribute('href') || '') &&
+            document.getElementById(e.getAttribute('href').substring(1)) !== null &&
+            e.children.length === 0 &&
+            Array.from(e.attributes).every((a) => a.name === 'href' || a.name === 'title')))
           .map((e) => e.tagName).slice(0, 5),
         heatmapData: document.querySelectorAll('script.heatmap-data').length,
         heatmaps: document.querySelectorAll('div.heatmap').length,

@@ -37,6 +37,9 @@ struct TextStyle {
     std::size_t head = 0;         ///< show this head (1-based) in full, the others in brief; 0: all
     Layout layout = Layout::row;  ///< col: the column layout of the by-hand exercises
     std::size_t max_rows = 24;    ///< more rows than this are elided to the first and last 10
+    /// false: --why writes each sentence on one line, for a reader that wraps it itself (the
+    /// HTML page's tooltips); its worked arithmetic still breaks at the width
+    bool wrap_sentences = true;
 };
 
 /// Receives an output piece by piece, so that a large one is never held whole.

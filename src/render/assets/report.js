@@ -23,9 +23,12 @@
       var table = td.closest('table');
       var key = table.getAttribute('data-step') + '|' + td.getAttribute('data-r') + '|' +
                 td.getAttribute('data-c');
+      // the exact value (data-v, "-inf" for a masked score, written −∞ as the tables do)
+      var exact = td.getAttribute('data-v');
       var text = table.getAttribute('data-step') + '[' + td.getAttribute('data-rl') + ', ' +
                  td.getAttribute('data-cl') + '] = ' +
-                 (td.hasAttribute('data-v') ? td.getAttribute('data-v') : td.textContent);
+                 (exact === null ? td.textContent
+                  : exact === '-inf' ? '\u2212\u221e' : exact === 'inf' ? '\u221e' : exact);
       if (td.hasAttribute('data-old')) {
         text += '\nwas ' + td.getAttribute('data-old') + ' in ' + before;
       }
@@ -88,13 +91,23 @@
       th.addEventListener('mouseenter', function () { activate(th.parentElement); });
       th.addEventListener('focus', function () { activate(th.parentElement); });
     });
-    // start on the row whose attention is most focused: the most telling one
-    var best = null, bestWeight = -1;
+    // start on the row whose attention is most focused among those that give more than one
+    // key a nonzero weight: the most telling one. A row with one such key (under a causal
+    // mask the first token's) has its weight 1 whatever the numbers, so it tells nothing;
+    // when every row is like that, the first row.
+    var best = null, bestRank = [-1, -1];
     table.querySelectorAll('th.query').forEach(function (th) {
+      var spread = 0, largest = 0;
       th.parentElement.querySelectorAll('td[data-v]').forEach(function (td) {
         var w = parseFloat(td.getAttribute('data-v')) || 0;
-        if (w > bestWeight) { bestWeight = w; best = th.parentElement; }
+        spread += w > 0 ? 1 : 0;
+        largest = Math.max(largest, w);
       });
+      var rank = [spread > 1 ? 1 : 0, largest];
+      if (rank[0] > bestRank[0] || (rank[0] === bestRank[0] && rank[1] > bestRank[1])) {
+        bestRank = rank;
+        best = th.parentElement;
+      }
     });
     if (best) { activate(best); }
   });
