@@ -45,5 +45,16 @@ void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style,
 void lines_view(toolkit::Spool& out, const Trace& trace, const TextStyle& style);
 /// Whether lines_view() draws the view (rather than a note why it is absent, or nothing).
 bool lines_drawn(const Trace& trace);
+/// Whether the page draws the grid of every head's heatmaps near the top (html.cpp).
+bool heads_grid_drawn(const Trace& trace);
+
+/// Whether --steps shows `step` (every step when it names none).
+bool on_page(const Step& step, const TextStyle& style);
+/// Near the top of the page (html_summary.cpp): a link to every part of it, the attention
+/// weights in bold.
+void contents(toolkit::Spool& out, const Trace& trace, const TextStyle& style);
+/// Near the top of the page: each query's most attended key in each head, with its weight
+/// (a sentence with links for a long input).
+void in_short(toolkit::Spool& out, const Trace& trace, const TextStyle& style);
 
 }  // namespace attn::report
