@@ -75,7 +75,11 @@ std::string tokens_text(const Trace& t) {
             "The mask from the file uses it: it says by index which tokens each may attend "
             "to.";
     } else if (masked) {
-        out += "The padding mask uses it, to hide the <pad> tokens at the end.";
+        const std::size_t real = t.tokens.size() - std::min(t.tokens.size(), t.config.n_pad);
+        out += fmt::format(
+            "The padding mask uses it: --pad-to puts the <pad> tokens last, at index {} and "
+            "after, and no token may attend to them.",
+            real);
     }
     return out;
 }

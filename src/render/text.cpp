@@ -203,11 +203,20 @@ void write_pages(const Trace& trace, const TextStyle& style,
     print_summary(w, trace);
     if (style.layout == Layout::col) {
         w.line();
-        w.paragraph(
+        // --softmax-over names the axes of the row layout: in this one they are turned round
+        const SoftmaxOver over = trace.rule.over;
+        w.paragraph(fmt::format(
             "Column layout (--layout col), as in the by-hand exercises: every matrix below is "
             "the transpose of attn's usual row layout. Tokens are columns, Q = W_Q · X, the "
             "scores Kᵀ · Q have a row per key and a column per query, and softmax runs down "
-            "each column.");
+            "each column{}",
+            over == SoftmaxOver::columns
+                ? " by the rule. --softmax-over columns names the columns of the row layout (one "
+                  "per key): here they are the rows, so this run's softmax goes along each row, "
+                  "over each key's scores."
+            : over == SoftmaxOver::all ? " by the rule; this run's softmax (--softmax-over all) "
+                                         "takes the whole matrix at once."
+                                       : "."));
     }
     if (trace.comparison) {
         w.line();
