@@ -87,22 +87,64 @@ void readout(const Trace& t, const Head& head, Notes& n, std::string_view lead, 
         }
         return;
     }
-    // the row whose attention is most focused: the most telling one to read out
+    // the row whose attention is most focused: the most telling one to read out; not a row
+    // that can give weight to one token only (a causal mask's first), whose weight of 1 says
+    // nothing
+    const Matrix& a = head.attention;
+    const auto spread = [&a](std::size_t i) {
+        const auto row = a.row(i);
+        return std::count_if(row.begin(), row.end(), [](double w) { return w > 0.0; }) > 1;
+    };
+    bool any_spread = false;
+    for (std::size_t i = 0; i < a.rows() && !any_spread; ++i) {
+        any_spread = spread(i);
+    }
     std::size_t focused = 0;
     double best = -1.0;
-    for (std::size_t i = 0; i < head.attention.rows(); ++i) {
-        const auto row = head.attention.row(i);
+    std::size_t ties = 0;
+    for (std::size_t i = 0; i < a.rows(); ++i) {
+        if (any_spread && !spread(i)) {
+            continue;
+        }
+        const auto row = a.row(i);
         const double max = *std::max_element(row.begin(), row.end());
         if (max > best) {
             best = max;
             focused = i;
+            ties = 1;
+        } else if (max == best) {
+            ++ties;
         }
     }
+    bool all_same = true;
+    for (std::size_t i = 0; i < a.rows() && all_same; ++i) {
+        const auto row = a.row(i);
+        const auto first = a.row(focused);
+        all_same = std::equal(row.begin(), row.end(), first.begin());
+    }
     n.after.push_back(lead_in(lead, contributions(t, head, focused, precision)));
-    n.after.push_back(fmt::format(
-        "(That is the {0} with the most focused attention; every {0} reads the same way, and "
-        "the JSON dump, --json, has all {1} of them.)",
-        axis.one(), t.tokens.size()));
+    const std::string dump =
+        fmt::format("the JSON dump, --json, has all {} of them.)", t.tokens.size());
+    if (all_same) {
+        n.after.push_back(
+            fmt::format("(Every {} of A is the same here, so they all read the "
+                        "same way; {}",
+                        axis.one(), dump));
+        return;
+    }
+    const std::string which =
+        ties > 1 ? fmt::format(
+                       "That is the first of the {} {}s with the most focused attention "
+                       "(their largest weight is the same)",
+                       ties, axis.one())
+                 : fmt::format("That is the {} with the most focused attention", axis.one());
+    bool skipped = false;  // rows left out for giving weight to one token only
+    for (std::size_t i = 0; i < a.rows() && any_spread && !skipped; ++i) {
+        skipped = !spread(i);
+    }
+    n.after.push_back(fmt::format("({}{}; every {} reads the same way, and {}", which,
+                                  skipped ? " of those that may attend to more than one token" : "",
+                                  axis.one(), dump));
 }
 
 // Whether the mask lets the copies in `group` see different tokens.
