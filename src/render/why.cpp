@@ -85,9 +85,14 @@ std::string Why::render() {
                                     "the sum of their products, one per embedding dimension.",
                                     base, sub, row, col, row, x_name, col, base, sub));
         std::vector<Term> terms;
-        add_products(
-            terms, w.rows(), [&](std::size_t k) { return t_.x_in(i, k); },
-            [&](std::size_t k) { return w(k, j); });
+        // the factors in the order the sentence names them: W's row first in the column layout
+        const auto x_k = [&](std::size_t k) { return t_.x_in(i, k); };
+        const auto w_k = [&](std::size_t k) { return w(k, j); };
+        if (columns_) {
+            add_products(terms, w.rows(), w_k, x_k);
+        } else {
+            add_products(terms, w.rows(), x_k, w_k);
+        }
         if (!bias.empty()) {
             terms.push_back(number(bias(0, begin + j), "(the bias b_" + std::string(base) + ")"));
         }
