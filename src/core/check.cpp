@@ -85,6 +85,27 @@ double largest_difference(const Cells& cells, const Matrix& m) {
     return largest;
 }
 
+// Whether the answers fit dividing by √d_model at least as well as dividing by the square
+// root of a neighbouring width (d_model ± 1): a student who divided by √5 on a sheet of
+// d_model 4 may land within the tolerance of √4's values, but fits √5's better, and is not
+// told "you divided by √d_model". `which` picks the step of the variant compared.
+template <typename Which>
+bool fits_d_model(const Cells& cells, const Trace& t, const Head& head, Which which) {
+    const auto values = [&](std::size_t width) {
+        WeightsRule r = by_d_model(t);
+        r.scale_width = width;
+        return which(steps_with(t, head, r));
+    };
+    const std::size_t d_model = t.config.d_model;
+    const double own = largest_difference(cells, values(d_model));
+    for (const std::size_t width : {d_model - 1, d_model + 1}) {
+        if (width >= 1 && largest_difference(cells, values(width)) < own) {
+            return false;
+        }
+    }
+    return true;
+}
+
 // The weights by hand with e^x in place of 3^x: the softmax of the hand-scaled (and masked)
 // scores with e^x.
 Matrix e_instead_of_3_weights(const Trace& t, const Head& head) {
@@ -116,9 +137,13 @@ Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const 
         if (all_match(cells, head.scores, tolerance)) {
             return Mistake::not_scaled;
         }
-        const auto wrong = steps_with(t, head, by_d_model(t));
+        const bool masked = base == "masked_scores";
+        const auto step_of = [masked](const WeightsSteps& w) {
+            return masked ? w.masked : w.scaled;
+        };
         if (t.config.d_model != t.config.d_k &&
-            all_match(cells, base == "masked_scores" ? wrong.masked : wrong.scaled, tolerance)) {
+            all_match(cells, step_of(steps_with(t, head, by_d_model(t))), tolerance) &&
+            fits_d_model(cells, t, head, step_of)) {
             return Mistake::scaled_by_d_model;
         }
     }
@@ -138,7 +163,9 @@ Mistake diagnose(const Trace& t, const Head& head, std::string_view base, const 
                     Mistake::softmax_over_columns},
         };
         for (const auto& [applies, rule, mistake] : variants) {
-            if (applies && all_match(cells, steps_with(t, head, rule).weights, tolerance)) {
+            if (applies && all_match(cells, steps_with(t, head, rule).weights, tolerance) &&
+                (mistake != Mistake::scaled_by_d_model ||
+                 fits_d_model(cells, t, head, [](const WeightsSteps& w) { return w.weights; }))) {
                 return mistake;
             }
         }
