@@ -154,7 +154,10 @@ class MatrixPrinter {
                     cols.emplace_back(c);
                 }
                 w_.line();
-                w_.line(w_.paint(w_.text(fmt::format("  columns {}–{}", first, last - 1)), "2"));
+                w_.line(w_.paint(
+                    w_.text(last - first == 1 ? fmt::format("  column {}", first)
+                                              : fmt::format("  columns {}–{}", first, last - 1)),
+                    "2"));
                 block(cols, last == n_cols);
             }
         } else {

@@ -168,8 +168,9 @@ std::string heads_span(const Step& first, const Step& last) {
 void print_heads_together(Writer& w, const Trace& trace, const std::vector<const Step*>& steps) {
     const Step& first = *steps.front();
     const Step& last = *steps.back();
-    const std::string title = fmt::format("{} · {} · {}, side by side", first.number,
-                                          heads_span(first, last), lesson::title(trace, first));
+    // side by side when they fit the width, else one under the other: the title says neither
+    const std::string title = fmt::format("{} · {} · {}", first.number, heads_span(first, last),
+                                          lesson::title(trace, first));
     w.line();
     print_heading(w, title);
     w.wrapped(w.formula(first.formula) + "\u00A0\u00A0\u00A0\u00A0" + w.text(shapes_line(first)),
