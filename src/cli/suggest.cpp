@@ -33,7 +33,7 @@ std::string quoted_list(const std::vector<std::string>& items, std::string_view 
 
 // One argument that `app` (a command, or attn itself when `top`) could not place.
 std::string about_one(const std::string& arg, const CLI::App& where, const CLI::App& app, bool top,
-                      bool first) {
+                      bool first, const std::string& sentence) {
     const std::string command = top ? "attn" : "attn " + where.get_name();
     if (arg.starts_with("-") && arg.size() > 1) {
         const bool is_long = arg.starts_with("--");
@@ -67,10 +67,11 @@ std::string about_one(const std::string& arg, const CLI::App& where, const CLI::
             return fmt::format("attn has no command '{}'; did you mean {}?", shown(arg),
                                quoted_list(near, "'"));
         }
+        // the words given without quotes are one sentence: attn This is book
         return fmt::format(
             "'{}' is not a command of attn; to walk through a sentence, name the command "
             "first: attn explain \"{}\"",
-            shown(arg), shown(arg));
+            shown(arg), shown(sentence));
     }
     return fmt::format("{} takes no argument '{}'", command, shown(arg));
 }
@@ -80,12 +81,21 @@ std::string about_one(const std::string& arg, const CLI::App& where, const CLI::
 std::string unplaced_arguments(const std::vector<std::string>& extras, const CLI::App& where,
                                const CLI::App& app) {
     const bool top = &where == &app;
+    // the words before any option, as one sentence
+    std::string sentence;
+    for (const auto& extra : extras) {
+        if (extra.starts_with("-")) {
+            break;
+        }
+        sentence += (sentence.empty() ? "" : " ") + extra;
+    }
     std::string text;
     for (std::size_t i = 0; i < extras.size(); ++i) {
         if (top && i > 0 && !extras[0].starts_with("-")) {
             break;  // the rest belongs to the command that was not found
         }
-        text += (i == 0 ? "" : "\nattn: error: ") + about_one(extras[i], where, app, top, i == 0);
+        text += (i == 0 ? "" : "\nattn: error: ") +
+                about_one(extras[i], where, app, top, i == 0, sentence);
     }
     return text;
 }
