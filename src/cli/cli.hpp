@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "attn/core/error.hpp"
+#include "attn/core/input.hpp"
 #include "attn/core/trace.hpp"
 #include "attn/core/whatif.hpp"
 #include "attn/io/output_file.hpp"
@@ -344,13 +347,24 @@ struct StepSelection {
 /// attn::Error (usage) naming the valid choices for an unknown one.
 StepSelection select_steps(const std::string& spec, const std::vector<Step>& steps);
 
+/// "; did you mean 'causal'?" when `text` is near a spelling of E (a typo), else "".
+template <NamedEnum E>
+std::string near_choice(const std::string& text) {
+    std::vector<std::string> names;
+    for (const auto& n : EnumNames<E>::names) {
+        names.emplace_back(n.name);
+    }
+    const auto near = nearest(text, names);
+    return near.empty() ? std::string() : fmt::format("; did you mean '{}'?", near.front());
+}
+
 /// The value of an enum option: parse_enum<E>(text), or a usage error naming the field and
-/// every spelling.
+/// every spelling (and the one meant, for a typo).
 template <NamedEnum E>
 E choice(Field field, const std::string& text) {
     const auto value = parse_enum<E>(text);
     if (!value) {
-        throw errors::bad_choice(field, text, enum_choices<E>());
+        throw errors::bad_choice(field, text, enum_choices<E>() + near_choice<E>(text));
     }
     return *value;
 }

@@ -69,7 +69,7 @@ void keyword_or_file(Field field, const std::string& value, E file, std::optiona
     } else if (looks_like_file(value)) {
         path = value;
     } else {
-        throw errors::bad_choice(field, value, allowed);
+        throw errors::bad_choice(field, value, std::string(allowed) + near_choice<E>(value));
     }
 }
 

@@ -67,10 +67,33 @@ StepSelection select_steps(const std::string& spec, const std::vector<Step>& ste
         if (!found) {
             const std::string base = lower(std::string(base_id(item)));
             const bool needs_mask = base == "mask" || base == "masked_scores";
+            // a typo of a step's id ("wieghts"): the id meant
+            std::vector<std::string> ids;
+            for (const auto& s : steps) {
+                ids.push_back(lower(s.id));
+                ids.push_back(lower(std::string(base_id(s.id))));
+            }
+            std::sort(ids.begin(), ids.end());
+            ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+            const auto near = nearest(lower(item), ids);
+            // the id as the list above spells it (W_Q, not w_q)
+            const auto as_spelled = [&steps](const std::vector<std::string>& matches) {
+                for (const auto& s : steps) {
+                    for (const std::string& id : {s.id, std::string(base_id(s.id))}) {
+                        if (lower(id) == matches.front()) {
+                            return id;
+                        }
+                    }
+                }
+                return matches.front();
+            };
             throw Error(ErrorKind::usage,
                         fmt::format("--steps: '{}' is not a step of this run{}, expected one of: "
-                                    "{} (or their numbers, e.g. 5 or 3a)",
-                                    item, needs_mask ? " (it needs --mask causal)" : "", valid));
+                                    "{} (or their numbers, e.g. 5 or 3a){}",
+                                    item, needs_mask ? " (it needs --mask causal)" : "", valid,
+                                    near.empty() || needs_mask
+                                        ? ""
+                                        : fmt::format("; did you mean '{}'?", as_spelled(near))));
         }
     }
     if (selected.empty()) {
