@@ -20,6 +20,15 @@ for f in $(sed -n '/^\.SH SEE ALSO/,$p' "$dir/prefix/share/man/man1/attn.1" \
            | grep -oE '^\.I [a-z-]+\.md|^\.I schema/' | cut -c4-); do
     [ -e "$dir/prefix/share/doc/attn/$f" ] || fail "the man page names $f, which is not installed"
 done
+# every relative link of the installed README and guides leads to an installed file (links
+# into the source tree are written as text: cmake/InstallDocs.cmake)
+docdir="$dir/prefix/share/doc/attn"
+[ -e "$docdir/heads-lines.png" ] || fail "the pictures of the guides are not installed"
+for md in "$docdir"/*.md; do
+    for target in $(grep -oE '\]\([^)#]+' "$md" | cut -c3- | grep -vE '^(https?|mailto):'); do
+        [ -e "$docdir/$target" ] || fail "$(basename "$md") links $target, which is not installed"
+    done
+done
 if grep -q "docs/" "$dir/prefix/share/man/man1/attn.1"; then
     fail "the man page sends installed users to docs/, which is not installed"
 fi
