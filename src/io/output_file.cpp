@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,6 +41,37 @@ std::string joined(const std::vector<std::string>& names) {
 std::string left_alone(const std::vector<std::string>& names) {
     return joined(names) + (names.size() == 1 ? " was left as it was" : " were left as they were");
 }
+
+// SIGPIPE held back while a FIFO or socket is written into in place: a reader that goes away
+// then fails the write with EPIPE, which is reported ("Broken pipe", the output given and
+// what it may hold), rather than ending attn without a word; a SIGPIPE it raised is taken
+// off before the mask is restored.
+class PipeSignalHeld {
+  public:
+    PipeSignalHeld() {
+        sigemptyset(&pipe_);
+        sigaddset(&pipe_, SIGPIPE);
+        (void)::pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+    }
+    PipeSignalHeld(const PipeSignalHeld&) = delete;
+    PipeSignalHeld& operator=(const PipeSignalHeld&) = delete;
+    PipeSignalHeld(PipeSignalHeld&&) = delete;
+    PipeSignalHeld& operator=(PipeSignalHeld&&) = delete;
+    ~PipeSignalHeld() {
+        sigset_t waiting;
+        sigemptyset(&waiting);
+        if (::sigpending(&waiting) == 0 && sigismember(&waiting, SIGPIPE) == 1 &&
+            sigismember(&old_, SIGPIPE) == 0) {
+            const timespec now{0, 0};
+            (void)::sigtimedwait(&pipe_, nullptr, &now);
+        }
+        (void)::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+    }
+
+  private:
+    sigset_t pipe_{};
+    sigset_t old_{};
+};
 
 // A target written in place: opened, written, closed.
 class InPlaceFile {
@@ -163,6 +195,7 @@ std::vector<Written> OutputSet::write_all(const std::function<void()>& before_co
             continue;
         }
         try {
+            const PipeSignalHeld held;
             InPlaceFile file(outputs_[i].target.path, kinds[i]);
             outputs_[i].produce([&file](std::string_view piece) { file.write(piece); });
             file.close();

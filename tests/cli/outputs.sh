@@ -294,6 +294,17 @@ echo '{}' >"$dir/ck/config.json"
 rc=$?
 expect 2 "--json over a checkpoint's config.json" "$dir/err30" "is the file --checkpoint"
 [ "$(cat "$dir/ck/config.json")" = '{}' ] || fail "the checkpoint's config.json was changed"
+# 32. a FIFO whose reader goes away: the write fails (EPIPE, SIGPIPE held back), said with
+# what was left alone, instead of attn ending silently by SIGPIPE
+mkfifo "$dir/gone.fifo"
+echo keep >"$dir/keep.svg"
+(head -c 10 "$dir/gone.fifo" >/dev/null &)
+"$attn" explain "$long" --json "$dir/gone.fifo" --svg "$dir/keep.svg" --format none \
+    2>"$dir/err32"
+rc=$?
+expect 1 "a FIFO whose reader goes away" "$dir/err32" "(--json, a FIFO): Broken pipe; it may hold part of the output"
+[ "$(cat "$dir/keep.svg")" = keep ] || fail "the other output was replaced after a broken FIFO"
+[ "$(leftovers)" -eq 0 ] || fail "a broken FIFO left a temporary file"
 # 31. empty file names are refused, not ignored
 for opt in --npz --checkpoint --target; do
     "$attn" explain "This is book" "$opt" "" >/dev/null 2>"$dir/err31"
