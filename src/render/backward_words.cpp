@@ -331,10 +331,11 @@ Notes backward_notes(const Trace& t, const Step& step, int precision) {
                             format_number(saturated_weight, 2, true), fmt::join(saturated, ". ")));
         }
         if (!head.empty_rows.empty()) {
+            const bool one = head.empty_rows.size() == 1;
             n.after.push_back(fmt::format(
-                "Row(s) {} have every key masked: their weights are all 0, and so is their "
-                "gradient.",
-                join_indices(head.empty_rows)));
+                "{} {} {} every key masked: {} weights are all 0, and so is {} gradient.",
+                one ? "Row" : "Rows", join_indices(head.empty_rows), one ? "has" : "have",
+                one ? "its" : "their", one ? "its" : "their"));
         }
         return n;
     }
