@@ -177,11 +177,21 @@ std::string markdown(std::string_view text) {
     }
     std::string out;
     out.reserve(s.size());
-    for (char ch : s) {
+    const auto alnum = [&s](std::size_t i) {
+        return i < s.size() && std::isalnum(static_cast<unsigned char>(s[i])) != 0;
+    };
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char ch = s[i];
         // emphasis, strikethrough, code, tables, raw HTML, character references, links and
         // images (no "[" opens one), and maths ("$x$" where renderers support it)
-        if (ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '\\' || ch == '<' ||
-            ch == '[' || ch == ']' || ch == '~' || ch == '&' || ch == '$') {
+        const bool markup = ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '\\' ||
+                            ch == '<' || ch == '[' || ch == ']' || ch == '~' || ch == '&' ||
+                            ch == '$';
+        // and the autolinks of renderers that find addresses in plain text (GitHub's,
+        // markdown-it's linkify): an escaped character breaks "http://", "e.com", "a@b"
+        const bool address = (ch == ':' && s.compare(i + 1, 2, "//") == 0) || ch == '@' ||
+                             (ch == '.' && i > 0 && alnum(i - 1) && alnum(i + 1));
+        if (markup || address) {
             out += '\\';
         }
         out += ch;

@@ -8,8 +8,8 @@
 // or page error, no request but the page itself, no script of an input run (window.__pwned
 // stays unset; every hostile string that could run script sets it) and no element that the
 // page does not make (img, iframe, object, embed, a, form, input, svg inside the body text).
-// Every Markdown file is rendered by markdown-it with raw HTML on (bare URLs are left as text), as a
-// permissive viewer would: it must make no element a plain run does not make (no link, image
+// Every Markdown file is rendered by markdown-it with raw HTML and linkify on (bare addresses
+// made links, as GitHub does), as a permissive viewer would: it must make no element a plain run does not make (no link, image
 // or raw HTML from an input) and show each expected text.
 'use strict';
 const fs = require('fs');
@@ -34,7 +34,7 @@ function textOf(html) {
 }
 
 function checkMarkdown() {
-  const md = new MarkdownIt({ html: true, linkify: false });
+  const md = new MarkdownIt({ html: true, linkify: true });
   const allowed = tagsOf(md.render(fs.readFileSync(manifest.baseline_markdown, 'utf8')));
   for (const item of manifest.markdown) {
     const html = md.render(fs.readFileSync(item.file, 'utf8'));

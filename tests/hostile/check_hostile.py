@@ -74,6 +74,7 @@ STRINGS += [
     ("markdown html", "<b>bold</b><i>it</i>"),
     ("markdown emphasis", "*em* _em_ `code` | pipe | ~~s~~"),
     ("markdown autolink", "<http://127.0.0.1/> www.example.com"),
+    ("bare addresses", "see https://evil.example.com/x and mail a@evil.com or evil.com"),
     ("heading", "# heading"),
     ("backslashes", "\\x1b \\u202e \\n"),
     ("long word", "a" * 3000),
