@@ -304,7 +304,7 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
             "<section class=\"what-changed\" id=\"what-changed\" "
             "data-before=\"{}\">\n<h2>{}</h2>\n",
             html(cmp->before_name.empty() ? "the run as given" : cmp->before_name),
-            cmp->before_name.empty() ? "What changed, and why" : "What differs, and why");
+            lesson::what_changed_title(trace));
         for (const auto& paragraph : lesson::what_changed(trace, style.precision)) {
             out += "<p>" + html(paragraph) + "</p>\n";
         }

@@ -79,6 +79,13 @@ void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink) 
                                                     : tex_math(step.formula) + "\\qquad ") +
                fmt::format("{} = ", notation::symbol(step.symbol, notation::Style::latex)) +
                "\\begin{bmatrix}\n";
+        const auto value = [&](const Step& of, std::size_t r, std::size_t c) {
+            if (of.kind == StepKind::mask) {
+                return std::string(of.allowed(r, c) ? "1" : "0");
+            }
+            const std::string v = numbers.format(of.value(r, c), false);
+            return v == "-inf" ? std::string("-\\infty") : v;
+        };
         for (const auto& r : rows) {
             std::string line;
             for (const auto& c : cols) {
@@ -87,15 +94,14 @@ void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink) 
                     v = c ? "\\vdots" : "\\ddots";
                 } else if (!c) {
                     v = "\\cdots";
-                } else if (step.kind == StepKind::mask) {
-                    v = step.allowed(*r, *c) ? "1" : "0";
+                } else if (toolkit::changed(step, before, *r, *c)) {
+                    // a cell a what-if changed: marked *, as the note under the matrix says,
+                    // with its value before small beneath it ("(was 0.2500)" in Markdown),
+                    // which keeps the column about as narrow as the number
+                    v = fmt::format("\\underset{{\\text{{was }}{}}}{{{{}}^{{*}}{}}}",
+                                    value(*before, *r, *c), value(step, *r, *c));
                 } else {
-                    v = numbers.format(step.value(*r, *c), false);
-                    v = v == "-inf" ? "-\\infty" : v;
-                }
-                // a cell a what-if changed: marked *, as the note under the matrix says
-                if (r && c && toolkit::changed(step, before, *r, *c)) {
-                    v = "{}^{*}" + v;
+                    v = value(step, *r, *c);
                 }
                 line += (line.empty() ? "" : " & ") + v;
             }
@@ -106,6 +112,12 @@ void render_latex(const Trace& trace, const TextStyle& style, const Sink& sink) 
                            labels(step.col_labels, cols));
         for (const auto& n : notes.after) {
             out += "\n" + tex_text(n) + "\n";
+        }
+    }
+    if (trace.comparison) {  // a what-if: the closing section the terminal and --html have
+        out += fmt::format("\n\\subsection*{{{}}}\n", tex_text(lesson::what_changed_title(trace)));
+        for (const auto& paragraph : lesson::what_changed(trace, style.precision)) {
+            out += "\n" + tex_text(paragraph) + "\n";
         }
     }
     for (const auto& w : lesson::warnings(trace)) {

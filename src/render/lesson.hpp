@@ -64,6 +64,9 @@ std::optional<SummaryItem> comparison_item(const Trace& trace, Layout layout = L
 /// The note under a step's matrix: how many cells differ from the run compared with, where
 /// and by how much.
 std::string change_note(const Trace& trace, const Step& step, int precision);
+/// The closing section's title, the same in every format: "What changed, and why" for a
+/// what-if, "What differs, and why" for attn diff.
+std::string what_changed_title(const Trace& trace);
 /// The closing section, paragraph by paragraph: what was changed, which steps moved, the
 /// attention weights that moved most, the output rows that changed and why. Cells are named
 /// as `layout` shows them.

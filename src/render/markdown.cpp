@@ -103,6 +103,12 @@ void render_markdown(const Trace& trace, const TextStyle& style, const Sink& sin
             }
         }
     }
+    if (trace.comparison) {  // a what-if: the closing section the terminal and --html have
+        out += fmt::format("\n## {}\n", md(lesson::what_changed_title(trace)));
+        for (const auto& paragraph : lesson::what_changed(trace, style.precision)) {
+            out += "\n" + md(paragraph) + "\n";
+        }
+    }
     for (const auto& w : lesson::warnings(trace)) {
         out += "\n**Warning:** " + md(w) + "\n";
     }

@@ -98,16 +98,10 @@ void print_heading(Writer& w, std::string_view title) {
     }
 }
 
-// A what-if's or attn diff's closing section's title.
-std::string what_changed_title(const Trace& trace) {
-    return trace.comparison->before_name.empty() ? "What changed, and why"
-                                                 : "What differs, and why";
-}
-
 // A what-if's or attn diff's closing section: what changed in the output, and why.
 void print_what_changed(Writer& w, const Trace& trace) {
     w.line();
-    print_heading(w, what_changed_title(trace));
+    print_heading(w, lesson::what_changed_title(trace));
     for (const auto& paragraph :
          lesson::what_changed(trace, w.style().precision, w.style().layout)) {
         w.paragraph(paragraph);
@@ -303,7 +297,7 @@ void write_pages(const Trace& trace, const TextStyle& style,
     }
     if (trace.comparison) {
         print_what_changed(w, trace);
-        next(w.text(what_changed_title(trace)), "", w.take());
+        next(w.text(lesson::what_changed_title(trace)), "", w.take());
     }
     const auto warnings = lesson::warnings(trace);
     if (!warnings.empty()) {

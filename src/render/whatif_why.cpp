@@ -102,6 +102,10 @@ bool tokens_differ(const Trace& t, const Comparison& cmp) {
 
 }  // namespace
 
+std::string what_changed_title(const Trace& t) {
+    return t.comparison->before_name.empty() ? "What changed, and why" : "What differs, and why";
+}
+
 std::vector<std::string> what_changed(const Trace& t, int precision, Layout layout) {
     const Comparison& cmp = *t.comparison;
     std::vector<std::string> out;

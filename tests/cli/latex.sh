@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # --format latex gives documents that pdflatex compiles, for the features that put the most
 # into formulas: heads, masks and padding, positions, hand arithmetic, PyTorch weights, and a
-# what-if's marked cells.
+# what-if's marked cells (each with its value before, \underset) and closing section.
 #   usage: latex.sh ATTN PDFLATEX
 set -u
 attn=$1
