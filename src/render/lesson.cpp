@@ -405,7 +405,8 @@ std::vector<std::string> warnings(const Trace& t) {
         out.push_back(fmt::format(
             "token {} ({}) may attend to no token: every key is masked for it, so its softmax "
             "is undefined; attn gives it zero weights and a zero output (PyTorch's "
-            "nn.MultiheadAttention gives NaN; scaled_dot_product_attention zeros since PyTorch 2.5, NaN before)",
+            "nn.MultiheadAttention gives NaN; scaled_dot_product_attention zeros since PyTorch "
+            "2.5, NaN before)",
             row, quoted(t.tokens[row])));
     }
     for (std::size_t col : head.empty_columns) {
