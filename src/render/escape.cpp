@@ -177,8 +177,8 @@ std::string markdown(std::string_view text) {
     }
     std::string out;
     out.reserve(s.size());
-    const auto alnum = [&s](std::size_t i) {
-        return i < s.size() && std::isalnum(static_cast<unsigned char>(s[i])) != 0;
+    const auto letter = [&s](std::size_t i) {
+        return i < s.size() && std::isalpha(static_cast<unsigned char>(s[i])) != 0;
     };
     for (std::size_t i = 0; i < s.size(); ++i) {
         const char ch = s[i];
@@ -188,9 +188,10 @@ std::string markdown(std::string_view text) {
                             ch == '<' || ch == '[' || ch == ']' || ch == '~' || ch == '&' ||
                             ch == '$';
         // and the autolinks of renderers that find addresses in plain text (GitHub's,
-        // markdown-it's linkify): an escaped character breaks "http://", "e.com", "a@b"
+        // markdown-it's linkify): an escaped character breaks "http://", "e.com", "a@b" (a
+        // point between letters: numbers such as 0.25 are left as they are)
         const bool address = (ch == ':' && s.compare(i + 1, 2, "//") == 0) || ch == '@' ||
-                             (ch == '.' && i > 0 && alnum(i - 1) && alnum(i + 1));
+                             (ch == '.' && i > 0 && letter(i - 1) && letter(i + 1));
         if (markup || address) {
             out += '\\';
         }
