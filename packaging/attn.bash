@@ -55,7 +55,7 @@ _attn() {
                          --force --max-memory --help" ;;
         check) opts="--tolerance --relative-tolerance --precision --ascii --max-memory --help"
                [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
-        diff) opts="--precision --steps --layout --quiet-text --color --theme --width --ascii --html
+        diff) opts="--precision --steps --layout --quiet-text --color --theme --width --ascii --present --pause --html
                     --format --max-memory --force --help"
               [[ $cur != -* ]] && { COMPREPLY=($(compgen -f -X '!*.json' -- "$cur")); return; } ;;
         examples) opts="--names --help" ;;

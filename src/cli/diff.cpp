@@ -63,8 +63,18 @@ int run_diff(const DiffOptions& options, Io& io) {
             io.out.write(piece.data(), static_cast<std::streamsize>(piece.size()));
         };
         if (o.html == "-") {
+            if (o.present) {
+                io.err << "attn: note: --present shows the text comparison, and --html - prints "
+                          "the page instead; printing that\n";
+            }
             render_html(trace, style, to_stdout);
+        } else if (format == OutputFormat::text && o.present && io.console != nullptr) {
+            present(trace, style, *io.console, io);
         } else if (format == OutputFormat::text) {
+            if (o.present) {
+                io.err << "attn: note: --present needs a terminal on stdin and stdout; printing "
+                          "the whole comparison\n";
+            }
             render_text(trace, style, to_stdout);
         }
         flush_stdout(io, files.empty() ? "" : "; no output file was changed");

@@ -148,6 +148,22 @@ for ignore_hup in (False, True):
     except OSError:
         pass
 
+# 5b. attn diff --present: the comparison one step per screen, changed cells marked, q ends it
+#     and gives the terminal back.
+DIFF = ["diff", "tests/golden/default.json", "tests/golden/mask-file.json", "--present",
+        "--color", "never"]
+s = Session(DIFF)
+s.wait_frames(1)
+os.write(s.master, b"g8\r")
+s.wait_screen("━━ 8 ·")
+screen = "\n".join(s.screen())
+check(screen.startswith("━━ 8 · Attention weights"), f"diff --present, g 8: {screen[:300]!r}")
+check("*" in screen and "was" in screen, "diff --present: no cell marked * on the weights' screen")
+os.write(s.master, b"q")
+check(s.finish() == 0, "diff --present: q did not end with 0")
+s.restored("diff --present")
+s.close()
+
 # 6. Without a terminal on stdout: a note and the whole walk-through.
 r = subprocess.run([ATTN] + LESSON, stdin=subprocess.DEVNULL, capture_output=True, cwd=SOURCE_DIR)
 check(r.returncode == 0, "no terminal: exit status")
