@@ -178,9 +178,17 @@ std::size_t Reader::size_value(const Value& v, const std::string& where, Field f
     const auto [ptr, ec] = std::from_chars(v.text.data(), v.text.data() + v.text.size(), n);
     if (v.text.empty() || ec != std::errc() || ptr != v.text.data() + v.text.size() ||
         n < range.min || n > range.max) {
+        // only an integer literal keeps its text: 5.0 and 5e0 are whole but not written so
+        const bool whole_decimal = v.text.empty() && std::floor(v.number) == v.number;
         fail(v, where,
-             fmt::format("found {}, expected a whole number from {} to {} ({})", format_plain(v),
-                         range.min, range.max, range.meaning));
+             whole_decimal
+                 ? fmt::format("found {} written with a decimal point or an exponent, expected a "
+                               "whole number written without them ({}, not {}.0), from {} to {} "
+                               "({})",
+                               format_plain(v), format_plain(v), format_plain(v), range.min,
+                               range.max, range.meaning)
+                 : fmt::format("found {}, expected a whole number from {} to {} ({})",
+                               format_plain(v), range.min, range.max, range.meaning));
     }
     return static_cast<std::size_t>(n);
 }

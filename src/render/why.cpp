@@ -127,9 +127,11 @@ std::string Why::render() {
             "{} is the weighted sum of {} {} of V{}, with {} as the weights:", cell("Z", sub),
             columns_ ? "row" : "column", head.v_labels[j], sub, vector_of(row, "A" + sub)));
         std::vector<Term> terms;
+        // in the order of the formula: A · V, or V · A in the column layout
         for (std::size_t k = 0; k < head.attention.cols(); ++k) {
-            terms.push_back(
-                product(head.attention(i, k), head.v(k, j), "[" + token_label(k) + "]"));
+            const std::string note = "[" + token_label(k) + "]";
+            terms.push_back(columns_ ? product(head.v(k, j), head.attention(i, k), note)
+                                     : product(head.attention(i, k), head.v(k, j), note));
         }
         sum(terms, value);
     } else if (base == "concat") {
