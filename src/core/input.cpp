@@ -2,8 +2,8 @@
 #include "attn/core/input.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -18,7 +18,7 @@ namespace {
 // such a distance, and once a whole row is past `limit` the answer is known; `cells` counts
 // the cells computed.
 // `prev` and `cur` are two rows of work space, kept from call to call.
-std::size_t bounded_distance(const std::u32string& a, const std::u32string& b, std::size_t limit,
+std::size_t bounded_distance(std::u32string_view a, std::u32string_view b, std::size_t limit,
                              std::size_t& cells, std::vector<std::size_t>& prev,
                              std::vector<std::size_t>& cur) {
     const std::size_t far = limit + 1;
@@ -72,6 +72,23 @@ std::uint64_t signature(const std::u32string& s) noexcept {
     return bits;
 }
 
+// The bits set in `x`. std::popcount is a call into libgcc on the x86-64 baseline (no
+// POPCNT instruction assumed), and the scan of a length counts two per spelling: inline
+// arithmetic is several times faster there.
+constexpr std::size_t bits_set(std::uint64_t x) noexcept {
+    x -= (x >> 1U) & 0x5555555555555555ULL;
+    x = (x & 0x3333333333333333ULL) + ((x >> 2U) & 0x3333333333333333ULL);
+    x = (x + (x >> 4U)) & 0x0F0F0F0F0F0F0F0FULL;
+    return static_cast<std::size_t>((x * 0x0101010101010101ULL) >> 56U);
+}
+static_assert(bits_set(0) == 0 && bits_set(~std::uint64_t{0}) == 64 && bits_set(0x8001) == 2);
+
+// A spelling that may be near enough: its code points and its place in the table.
+struct Candidate {
+    std::u32string_view folded;
+    std::size_t index;
+};
+
 }  // namespace
 
 LookUp look_up(const EmbeddingTable& table, const std::vector<std::string>& tokens) {
@@ -99,13 +116,15 @@ std::vector<std::string> nearest(const std::string& word, const std::vector<std:
 
 Spellings::Spellings(std::vector<std::string> known) : known_(std::move(known)) {
     for (std::size_t i = 0; i < known_.size(); ++i) {
-        auto folded = code_points(fold_case(known_[i]));
+        const auto folded = code_points(fold_case(known_[i]));
         const std::size_t n = folded.size();
         if (by_length_.size() <= n) {
             by_length_.resize(n + 1);
         }
-        const std::uint64_t chars = signature(folded);
-        by_length_[n].push_back({std::move(folded), chars, i});
+        Bucket& b = by_length_[n];
+        b.chars.push_back(signature(folded));
+        b.folded += folded;
+        b.index.push_back(i);
     }
 }
 
@@ -119,16 +138,21 @@ std::vector<std::string> Spellings::nearest(const std::string& word) const {
     // difference in length, and the characters one holds and the other does not (each edit
     // removes at most one character of a word and adds at most one of the other). Only the
     // lengths within `most` of the word's are looked at.
-    std::vector<std::vector<const Entry*>> by_bound(most + 1);
+    std::vector<std::vector<Candidate>> by_bound(most + 1);
     const std::size_t shortest = w.size() > most ? w.size() - most : 0;
     for (std::size_t n = shortest; n <= w.size() + most && n < by_length_.size(); ++n) {
         const std::size_t length_gap = n > w.size() ? n - w.size() : w.size() - n;
-        for (const Entry& e : by_length_[n]) {
-            const auto bound = std::max<std::size_t>(
-                {length_gap, static_cast<std::size_t>(std::popcount(chars & ~e.chars)),
-                 static_cast<std::size_t>(std::popcount(e.chars & ~chars))});
+        const Bucket& b = by_length_[n];
+        const std::uint64_t* sig = b.chars.data();
+        for (std::size_t k = 0, count = b.chars.size(); k < count; ++k) {
+            const std::size_t lacks = bits_set(chars & ~sig[k]);
+            if (lacks > most) {
+                continue;  // most spellings of a length are ruled out here, at half the cost
+            }
+            const std::size_t bound = std::max({length_gap, lacks, bits_set(sig[k] & ~chars)});
             if (bound <= most) {
-                by_bound[bound].push_back(&e);
+                by_bound[bound].push_back(
+                    {std::u32string_view(b.folded).substr(k * n, n), b.index[k]});
             }
         }
     }
@@ -143,11 +167,11 @@ std::vector<std::string> Spellings::nearest(const std::string& word) const {
         if (best.size() == 3 && bound > best.back().first) {
             break;  // none of the rest can be nearer than the three found
         }
-        for (const Entry* e : by_bound[bound]) {
+        for (const Candidate& e : by_bound[bound]) {
             const std::size_t limit = best.size() == 3 ? best.back().first : most;
-            const std::size_t d = bounded_distance(w, e->folded, limit, cells, prev, cur);
+            const std::size_t d = bounded_distance(w, e.folded, limit, cells, prev, cur);
             if (d <= limit) {
-                const std::pair<std::size_t, std::size_t> found{d, e->index};
+                const std::pair<std::size_t, std::size_t> found{d, e.index};
                 best.insert(std::upper_bound(best.begin(), best.end(), found), found);
                 if (best.size() > 3) {
                     best.pop_back();

@@ -326,6 +326,38 @@ TEST_CASE("Spellings gives the suggestions that comparing every pair gave", "[fi
     CHECK(suggested > 150);  // the comparison is not of empty answers
 }
 
+TEST_CASE("Spellings agrees with every pair on a table of many letters and lengths", "[files]") {
+    // 26 letters, 5 to 9 of them, upper and lower case: the letter and length rules rule out
+    // most of the table, and the typos (one edit) are near a few; the same answers
+    std::uint64_t state = 777;
+    const auto next = [&state](std::uint64_t n) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (state >> 33U) % n;
+    };
+    const auto letter = [&] { return static_cast<char>((next(8) == 0 ? 'A' : 'a') + next(26)); };
+    std::vector<std::string> known(2000);
+    for (auto& k : known) {
+        for (std::size_t i = 0, n = 5 + next(5); i < n; ++i) {
+            k += letter();
+        }
+    }
+    const attn::Spellings spellings(known);
+    for (int i = 0; i < 200; ++i) {
+        std::string w = known[next(known.size())];
+        const std::size_t at = next(w.size());
+        const auto kind = next(3);
+        if (kind == 0) {
+            w[at] = letter();
+        } else if (kind == 1) {
+            w.erase(at, 1);
+        } else {
+            w.insert(at, 1, letter());
+        }
+        INFO("word: " << w);
+        CHECK(spellings.nearest(w) == nearest_by_every_pair(w, known));
+    }
+}
+
 TEST_CASE("Spellings bounds the work for one word, and its answers stay near", "[files]") {
     // 3,000 spellings of 60 letters, all of the same letters: no length or letter rules any
     // out, so the bound on the work decides; what is suggested is still near enough

@@ -91,13 +91,15 @@ class Spellings {
     static constexpr std::size_t max_cells = 1U << 16U;
 
   private:
-    struct Entry {
-        std::u32string folded;  ///< the spelling, case folded, as code points
-        std::uint64_t chars;    ///< a bit for each character it holds (hashed to 64)
-        std::size_t index;      ///< its place in the table
+    /// The spellings of one length n, in table order, each array side by side so that the
+    /// scan of a length reads only the bits it tests.
+    struct Bucket {
+        std::vector<std::uint64_t> chars;  ///< a bit for each character one holds (hashed to 64)
+        std::u32string folded;             ///< the k-th, case folded, at [k·n, k·n + n)
+        std::vector<std::size_t> index;    ///< the k-th's place in the table
     };
     std::vector<std::string> known_;
-    std::vector<std::vector<Entry>> by_length_;  ///< by_length_[n]: the spellings of n characters
+    std::vector<Bucket> by_length_;  ///< by_length_[n]: the spellings of n characters
 };
 
 }  // namespace attn
