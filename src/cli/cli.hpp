@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -354,7 +355,24 @@ std::string near_choice(const std::string& text) {
     for (const auto& n : EnumNames<E>::names) {
         names.emplace_back(n.name);
     }
-    const auto near = nearest(text, names);
+    auto near = nearest(text, names);
+    // and what nearest() leaves out in words this short: two letters swapped ("hnad", "drak")
+    // and a longer form of a keyword ("column" for col)
+    for (const auto& name : names) {
+        if (!near.empty()) {
+            break;
+        }
+        const bool longer = text.size() > name.size() && text.starts_with(name);
+        bool swapped = false;
+        for (std::size_t i = 0; i + 1 < text.size() && text.size() == name.size(); ++i) {
+            std::string t = text;
+            std::swap(t[i], t[i + 1]);
+            swapped = swapped || (t == name && t != text);
+        }
+        if (longer || swapped) {
+            near.push_back(name);
+        }
+    }
     return near.empty() ? std::string() : fmt::format("; did you mean '{}'?", near.front());
 }
 
