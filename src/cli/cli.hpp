@@ -352,6 +352,7 @@ StepSelection select_steps(const std::string& spec, const std::vector<Step>& ste
 template <NamedEnum E>
 std::string near_choice(const std::string& text) {
     std::vector<std::string> names;
+    names.reserve(EnumNames<E>::names.size());
     for (const auto& n : EnumNames<E>::names) {
         names.emplace_back(n.name);
     }

@@ -98,12 +98,10 @@ bool fits_d_model(const Cells& cells, const Trace& t, const Head& head, Which wh
     };
     const std::size_t d_model = t.config.d_model;
     const double own = largest_difference(cells, values(d_model));
-    for (const std::size_t width : {d_model - 1, d_model + 1}) {
-        if (width >= 1 && largest_difference(cells, values(width)) < own) {
-            return false;
-        }
-    }
-    return true;
+    const std::array neighbours{d_model - 1, d_model + 1};
+    return std::ranges::all_of(neighbours, [&](std::size_t width) {
+        return width < 1 || largest_difference(cells, values(width)) >= own;
+    });
 }
 
 // The weights by hand with e^x in place of 3^x: the softmax of the hand-scaled (and masked)

@@ -41,7 +41,7 @@ MajorCategory major_category(char32_t cp) noexcept;
 /// overrides and isolates, zero-width spaces, the byte order mark, tags), private use and
 /// unassigned code points. The zero-width joiner and non-joiner are not: emoji sequences and
 /// many scripts need them. Every string from outside attn is shown with these made visible.
-bool hidden(char32_t cp) noexcept;
+bool hidden(char32_t code_point) noexcept;
 
 /// Appends the UTF-8 encoding of `cp` to `out`.
 void append(std::string& out, char32_t cp);
