@@ -207,8 +207,9 @@ void render_worksheet_html(const Trace& t, const std::vector<std::string>& blank
     toolkit::Spool out(sink);
     out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
     // a sheet has no script at all: none may run, nothing comes from the network
-    out += "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-           "style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n<title>";
+    out +=
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+        "style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n<title>";
     out += answer_key ? "Answer key" : "Worksheet";
     out += ": " + esc(t.sentence) + "</title>\n<style>\n";
     out += assets::worksheet_css;
