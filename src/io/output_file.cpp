@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "attn/core/error.hpp"
+#include "attn/io/signals_blocked.hpp"
 #include "write_failure.hpp"
 
 namespace attn {
@@ -48,29 +49,29 @@ std::string left_alone(const std::vector<std::string>& names) {
 // off before the mask is restored.
 class PipeSignalHeld {
   public:
-    PipeSignalHeld() {
-        sigemptyset(&pipe_);
-        sigaddset(&pipe_, SIGPIPE);
-        (void)::pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
-    }
+    PipeSignalHeld() = default;
     PipeSignalHeld(const PipeSignalHeld&) = delete;
     PipeSignalHeld& operator=(const PipeSignalHeld&) = delete;
     PipeSignalHeld(PipeSignalHeld&&) = delete;
     PipeSignalHeld& operator=(PipeSignalHeld&&) = delete;
-    ~PipeSignalHeld() {
+    ~PipeSignalHeld() {  // before `blocked_` restores the mask
         sigset_t waiting;
         sigemptyset(&waiting);
-        if (::sigpending(&waiting) == 0 && sigismember(&waiting, SIGPIPE) == 1 &&
-            sigismember(&old_, SIGPIPE) == 0) {
+        if (::sigpending(&waiting) == 0 && sigismember(&waiting, SIGPIPE) == 1) {
             const timespec now{0, 0};
             (void)::sigtimedwait(&pipe_, nullptr, &now);
         }
-        (void)::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
     }
 
   private:
-    sigset_t pipe_{};
-    sigset_t old_{};
+    static sigset_t pipe_set() {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGPIPE);
+        return set;
+    }
+    sigset_t pipe_ = pipe_set();
+    SignalsBlocked blocked_{pipe_};
 };
 
 // A target written in place: opened, written, closed.
