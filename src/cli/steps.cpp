@@ -9,6 +9,70 @@
 #include "words.hpp"
 
 namespace attn::cli {
+namespace {
+// The error for ids that are not steps of this run: every one named (not only the first), each
+// with the id it is nearest to, if any ("wieghts": weights).
+std::string unknown_steps_message(const std::vector<std::string>& unknown,
+                                  const std::vector<Step>& steps, const std::string& valid) {
+    std::vector<std::string> ids;
+    for (const auto& s : steps) {
+        ids.push_back(lower(s.id));
+        ids.push_back(lower(std::string(base_id(s.id))));
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    // the id as the list spells it (W_Q, not w_q)
+    const auto as_spelled = [&steps](const std::string& match) {
+        for (const auto& s : steps) {
+            for (const std::string& id : {s.id, std::string(base_id(s.id))}) {
+                if (lower(id) == match) {
+                    return id;
+                }
+            }
+        }
+        return match;
+    };
+    std::string names;
+    std::string needs_mask;          // the first id of a step that only a masked run has
+    std::vector<std::string> meant;  // "'weights'" or "'weights' for 'wieghts'"
+    for (std::size_t i = 0; i < unknown.size(); ++i) {
+        const std::string& item = unknown[i];
+        names += (i == 0                    ? ""
+                  : i + 1 == unknown.size() ? " and "
+                                            : ", ") +
+                 fmt::format("'{}'", item);
+        const std::string base = lower(std::string(base_id(item)));
+        if (base == "mask" || base == "masked_scores") {
+            if (needs_mask.empty()) {
+                needs_mask = item;
+            }
+            continue;
+        }
+        const auto near = nearest(lower(item), ids);
+        if (!near.empty()) {
+            meant.push_back(unknown.size() == 1
+                                ? fmt::format("'{}'", as_spelled(near.front()))
+                                : fmt::format("'{}' for '{}'", as_spelled(near.front()), item));
+        }
+    }
+    std::string did_you_mean;
+    for (std::size_t i = 0; i < meant.size(); ++i) {
+        did_you_mean += (i == 0 ? "; did you mean " : ", ") + meant[i];
+    }
+    if (!meant.empty()) {
+        did_you_mean += "?";
+    }
+    return fmt::format(
+        "--steps: {} {} this run{}, expected one of: {} (or their numbers, e.g. "
+        "5 or 3a){}",
+        names, unknown.size() == 1 ? "is not a step of" : "are not steps of",
+        needs_mask.empty() ? ""
+                           : fmt::format(" ({} needs --mask causal)",
+                                         unknown.size() == 1 ? "it" : "'" + needs_mask + "'"),
+        valid, did_you_mean);
+}
+}  // namespace
+
 StepSelection select_steps(const std::string& spec, const std::vector<Step>& steps) {
     std::string valid;
     std::size_t n_heads = 0;
@@ -31,6 +95,7 @@ StepSelection select_steps(const std::string& spec, const std::vector<Step>& ste
     }
     std::vector<std::string> selected;
     std::vector<std::string> together;
+    std::vector<std::string> unknown;  // every id not found, reported together
     std::size_t pos = 0;
     while (pos <= spec.size()) {
         const auto end = std::min(spec.find(',', pos), spec.size());
@@ -65,36 +130,11 @@ StepSelection select_steps(const std::string& spec, const std::vector<Step>& ste
             }
         }
         if (!found) {
-            const std::string base = lower(std::string(base_id(item)));
-            const bool needs_mask = base == "mask" || base == "masked_scores";
-            // a typo of a step's id ("wieghts"): the id meant
-            std::vector<std::string> ids;
-            for (const auto& s : steps) {
-                ids.push_back(lower(s.id));
-                ids.push_back(lower(std::string(base_id(s.id))));
-            }
-            std::sort(ids.begin(), ids.end());
-            ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-            const auto near = nearest(lower(item), ids);
-            // the id as the list above spells it (W_Q, not w_q)
-            const auto as_spelled = [&steps](const std::vector<std::string>& matches) {
-                for (const auto& s : steps) {
-                    for (const std::string& id : {s.id, std::string(base_id(s.id))}) {
-                        if (lower(id) == matches.front()) {
-                            return id;
-                        }
-                    }
-                }
-                return matches.front();
-            };
-            throw Error(ErrorKind::usage,
-                        fmt::format("--steps: '{}' is not a step of this run{}, expected one of: "
-                                    "{} (or their numbers, e.g. 5 or 3a){}",
-                                    item, needs_mask ? " (it needs --mask causal)" : "", valid,
-                                    near.empty() || needs_mask
-                                        ? ""
-                                        : fmt::format("; did you mean '{}'?", as_spelled(near))));
+            unknown.push_back(item);
         }
+    }
+    if (!unknown.empty()) {
+        throw Error(ErrorKind::usage, unknown_steps_message(unknown, steps, valid));
     }
     if (selected.empty()) {
         throw Error(ErrorKind::usage, "--steps is empty, expected one or more of: " + valid);

@@ -242,6 +242,23 @@ TEST_CASE("cli: --steps without a head selects that step of every head", "[cli][
         CHECK_THAT(e.what(), Catch::Contains("'weight' is not a step of this run") &&
                                  Catch::Contains("such as weights, for every head's side by side"));
     }
+    // several unknown ids: every one named, each with the id it is nearest to
+    try {
+        (void)attn::cli::select_steps("wieghts,Q,sofmax,scors", steps);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(e.what(),
+                   Catch::Contains("'wieghts', 'sofmax' and 'scors' are not steps of this run") &&
+                       Catch::Contains("did you mean 'weights' for 'wieghts', 'scores' for "
+                                       "'scors'?"));
+    }
+    try {
+        (void)attn::cli::select_steps("nope,mask", steps);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("'nope' and 'mask' are not steps of this run "
+                                             "('mask' needs --mask causal)"));
+    }
 }
 
 TEST_CASE("cli: colour depth from COLORTERM", "[cli][color]") {
