@@ -26,6 +26,18 @@ const weightsOf = (name, heads) => {
   return Array.from({ length: heads }, (_, h) => steps.find((s) => s.id === id(h)).values);
 };
 
+// The query the lines view starts on, as the bars under the tables start: among the queries
+// that give more than one key a nonzero weight in some head, the one with the largest weight in
+// any head (the first of equals); the first query when none does.
+const tellingQuery = (heads) => {
+  const queries = heads[0].map((_, q) => ({
+    q, informative: heads.some((rows) => rows[q].filter((w) => w > 0).length > 1),
+    largest: Math.max(...heads.map((rows) => Math.max(...rows[q]))) }));
+  const pool = queries.some((x) => x.informative) ? queries.filter((x) => x.informative) : queries;
+  const top = Math.max(...pool.map((x) => x.largest));
+  return pool.find((x) => x.largest === top).q;
+};
+
 const sentence = 'The cat sat on the mat';
 run(['explain', sentence, '--heads', '4', '--json', file('four.json'), '--html', file('four.html'),
      '--format', 'none']);
@@ -108,6 +120,7 @@ run(['explain', Array.from({ length: 41 }, (_, i) => 'w' + i).join(' '), '--head
     const one4 = await widthOfOne();
     check(/one colour per head \(4 heads/.test(await page.innerText('#lines')), 'four: the words count 4 heads');
     check(await page.locator('#lines-view input[type=checkbox]').count() === 4, 'four: a box per head');
+    await agrees('four at first', four, tellingQuery(four), [1, 2, 3, 4], one4);
     await page.hover(query(2));
     const hovered = await agrees('four hover', four, 2, [1, 2, 3, 4], one4);
     check(hovered.lines.length === 24, 'four: 24 lines from sat (6 keys × 4 heads, none zero)');
@@ -139,8 +152,10 @@ run(['explain', Array.from({ length: 41 }, (_, i) => 'w' + i).join(' '), '--head
     const oneC = await widthOfOne();
     check((await page.innerText('#lines')).includes('The mask blocks 15 of the 36 query–key pairs'),
           'causal: the words count the blocked pairs');
-    // the view starts on the query with the most lines: the last
-    await agrees('causal at first', causal, 5, [1, 2, 3, 4], oneC);
+    // the view starts on the most telling query, as the bars do: never the first (its one
+    // weight is 1 in every head)
+    check(tellingQuery(causal) > 0, 'causal: the most telling query is not the first');
+    await agrees('causal at first', causal, tellingQuery(causal), [1, 2, 3, 4], oneC);
     for (let q = 0; q < 6; q++) {
       await page.hover(query(q));
       d = await agrees('causal', causal, q, [1, 2, 3, 4], oneC);
@@ -153,6 +168,11 @@ run(['explain', Array.from({ length: 41 }, (_, i) => 'w' + i).join(' '), '--head
     const one = weightsOf('one.json', 1);
     const oneO = await widthOfOne();
     check(await page.locator('#lines-view input[type=checkbox]').count() === 0, 'one: no boxes');
+    // one head: the lines start on the row the bars under its table start on
+    const barsRow = await page.evaluate(() => Array.from(document.querySelectorAll('table.attention tbody tr'))
+      .findIndex((tr) => tr.classList.contains('active')));
+    check(barsRow === tellingQuery(one), `one: the bars start on row ${barsRow}, the lines should too`);
+    await agrees('one at first', one, barsRow, [1], oneO);
     check(!/per head/.test(await page.innerText('#lines')), 'one: the words speak of no heads');
     await page.hover(query(1));
     d = await agrees('one', one, 1, [1], oneO);

@@ -50,6 +50,31 @@
     span.addEventListener('mouseleave', hide);
     span.addEventListener('blur', hide);
   });
+  // The row a view starts on: the most focused among those that give more than one key a
+  // nonzero weight, the most telling. A row with one such key (under a causal mask the first
+  // token's) has its weight 1 whatever the numbers, so it tells nothing; when every row is like
+  // that, the first row. rows[q] holds query q's weights in each head shown (one list for a
+  // table, one per head for the lines view): "focused" is its largest weight in any head, and
+  // the first row wins a tie. Returns -1 for no rows.
+  var mostTelling = function (rows) {
+    var best = -1, bestRank = [-1, -1];
+    rows.forEach(function (lists, q) {
+      var spread = 0, largest = 0;
+      lists.forEach(function (weights) {
+        var nonzero = 0;
+        weights.forEach(function (w) {
+          if (typeof w === 'number' && w > 0) { nonzero++; largest = Math.max(largest, w); }
+        });
+        spread = Math.max(spread, nonzero);
+      });
+      var rank = [spread > 1 ? 1 : 0, largest];
+      if (rank[0] > bestRank[0] || (rank[0] === bestRank[0] && rank[1] > bestRank[1])) {
+        bestRank = rank;
+        best = q;
+      }
+    });
+    return best;
+  };
   // a query token of an attention table: highlight its row and draw its weights as bars
   document.querySelectorAll('table.attention').forEach(function (table) {
     var bars = document.getElementById('bars-' + table.getAttribute('data-step'));
@@ -91,24 +116,13 @@
       th.addEventListener('mouseenter', function () { activate(th.parentElement); });
       th.addEventListener('focus', function () { activate(th.parentElement); });
     });
-    // start on the row whose attention is most focused among those that give more than one
-    // key a nonzero weight: the most telling one. A row with one such key (under a causal
-    // mask the first token's) has its weight 1 whatever the numbers, so it tells nothing;
-    // when every row is like that, the first row.
-    var best = null, bestRank = [-1, -1];
-    table.querySelectorAll('th.query').forEach(function (th) {
-      var spread = 0, largest = 0;
-      th.parentElement.querySelectorAll('td[data-v]').forEach(function (td) {
-        var w = parseFloat(td.getAttribute('data-v')) || 0;
-        spread += w > 0 ? 1 : 0;
-        largest = Math.max(largest, w);
-      });
-      var rank = [spread > 1 ? 1 : 0, largest];
-      if (rank[0] > bestRank[0] || (rank[0] === bestRank[0] && rank[1] > bestRank[1])) {
-        bestRank = rank;
-        best = th.parentElement;
-      }
-    });
+    // start on the most telling row (mostTelling, above); the lines view starts by the same rule
+    var queryCells = table.querySelectorAll('th.query');
+    var start = mostTelling(Array.prototype.map.call(queryCells, function (th) {
+      return [Array.prototype.map.call(th.parentElement.querySelectorAll('td[data-v]'),
+                                       function (td) { return parseFloat(td.getAttribute('data-v')) || 0; })];
+    }));
+    var best = start < 0 ? null : queryCells[start].parentElement;
     if (best) { activate(best); }
   });
   // compact heatmaps (a long input's T × T steps): drawn from their data, one pixel per cell
@@ -409,16 +423,10 @@
     svg.setAttribute('width', String(width));
     svg.setAttribute('height', String(board.getBoundingClientRect().height));
     svg.setAttribute('aria-hidden', 'true');
-    // start on the query with the most lines (with a causal mask the last, not the first
-    // token, whose one weight is 1), the first of them when several have as many
-    var most = -1;
-    labels.forEach(function (_, q) {
-      var n = 0;
-      lines.heads.forEach(function (weights) {
-        weights[q].forEach(function (w) { n += w > 0 ? 1 : 0; });
-      });
-      if (n > most) { most = n; current = q; }
-    });
+    // start on the most telling query, as the bars under the tables do (mostTelling, above)
+    current = Math.max(0, mostTelling(labels.map(function (_, q) {
+      return lines.heads.map(function (weights) { return weights[q]; });
+    })));
     draw(current);
   }
   root.setAttribute('data-tokens', String(tokens.length));
