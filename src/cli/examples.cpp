@@ -111,9 +111,11 @@ int run_examples(const ExamplesOptions& o, Io& io) {
     for (const auto& file : files) {
         const std::string name = file.stem().string();
         // a model file (--model) or a lesson that starts from Q, K and V (--qkv)
-        ExampleEntry e{name, "", "attn explain --model " + name};
+        ExampleEntry e{name, "", "attn explain --model " + name, ""};
         try {
-            e.description = read_model(file.string()).description.value_or("");
+            const ModelFile model = read_model(file.string());
+            e.description = model.description.value_or("");
+            e.made_by = model.training ? model.training->command : "";
         } catch (const Error& model_error) {
             try {
                 e.description = read_qkv(file.string()).description.value_or("");

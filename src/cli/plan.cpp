@@ -387,7 +387,6 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
 
     // before anything large is allocated, with what the files read take already
     check_memory(c, n_real + c.n_pad, budget_now(spec.max_memory));
-
     Input& in = out.input;
     // tokens, and seeded numbers for what no file gives
     in = seeded_input(sentence, c, SeedParts{.embeddings = !table, .weights = !weights});
@@ -396,6 +395,7 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
                                        model->mask.value_or(MaskKind::none),
                                        model->positions.value_or(PositionKind::none));
     }
+    in.training = model ? model->training : std::nullopt;  // what attn train learned of it
     if (table) {
         in.embeddings_source.kind = Source::Kind::file;
         in.embeddings_source.path = table->path;

@@ -2,10 +2,12 @@
 // and writes a model file that attn explain --model reads.
 #include <sys/stat.h>
 
+#include <array>
 #include <cmath>
 #include <csignal>
 #include <optional>
 #include <ostream>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -282,6 +284,27 @@ int run_train(const TrainOptions& o, Io& io) {
     model.weights = r.parameters.weights;
     model.sentence = std::string(task_setup(task).sentence);
     model.description = training_description(data, s, r, shown_trace);
+    Training how{.command = command,
+                 .task = std::string(to_string(task)),
+                 .seed = s.config.seed,
+                 .steps = r.steps_done,
+                 .learning_rate = s.lr,
+                 .trained = {},
+                 .held_out_right = static_cast<std::size_t>(std::llround(
+                     r.held_out_score.accuracy * static_cast<double>(r.held_out_score.rows))),
+                 .held_out_total = r.held_out_score.rows,
+                 .file = {}};
+    const std::array<std::pair<const char*, bool>, 4> parts{
+        {{"W_Q", s.trainable.w_q},
+         {"W_K", s.trainable.w_k},
+         {"embeddings", s.trainable.embeddings},
+         {"positions", positions && s.trainable.positions}}};
+    for (const auto& [part, on] : parts) {
+        if (on) {
+            how.trained.emplace_back(part);
+        }
+    }
+    model.training = std::move(how);
     if (positions) {  // the table, learned or seeded, goes in the model file
         model.positions = r.parameters.positions;
     }

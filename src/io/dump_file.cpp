@@ -113,6 +113,9 @@ Loaded read_dump(const std::string& path, std::size_t max_memory, WhatIfRecord* 
     if (const Value* d = root.find("description")) {
         in.description = r.string_value(*d, "description");
     }
+    if (const Value* v = root.find("training")) {
+        in.training = reader::training(r, *v, "training", true);
+    }
     const Value& tokens = r.require(root, "", "tokens", "the tokens");
     r.expect_type(tokens, "tokens", Type::array, "an array of strings");
     for (std::size_t i = 0; i < tokens.items.size(); ++i) {

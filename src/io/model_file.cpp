@@ -16,12 +16,15 @@ ModelFile model(const Reader& r, const Value& root, const std::string& at) {
     r.expect_type(root, at.empty() ? "the top level" : at, Type::object,
                   "an object: {\"embeddings\": {...}, \"weights\": {...}}");
     r.check_keys(root, at,
-                 {"schema", "description", "sentence", "mask", "tokenizer", "positions", "pad_to",
-                  "embeddings", "weights"});
+                 {"schema", "description", "training", "sentence", "mask", "tokenizer", "positions",
+                  "pad_to", "embeddings", "weights"});
     ModelFile m;
     m.path = r.path();
     if (const Value* v = root.find("description")) {
         m.description = r.string_value(*v, child(at, "description"));
+    }
+    if (const Value* v = root.find("training")) {
+        m.training = reader::training(r, *v, child(at, "training"), false);
     }
     if (const Value* v = root.find("sentence")) {
         m.sentence = r.string_value(*v, child(at, "sentence"));

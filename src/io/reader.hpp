@@ -126,6 +126,9 @@ EmbeddingTable embeddings(const Reader& r, const Value& obj, const std::string& 
 /// "weights" (weights_file.cpp).
 Weights weights(const Reader& r, const Value& obj, const std::string& where);
 
+/// "training": how attn train made a model file (training_file.cpp). `file` is the file's path
+/// when the object is a model file's own, else the object's own "file" member (a dump's).
+Training training(const Reader& r, const Value& obj, const std::string& where, bool in_dump);
 /// A model: a model file's top level, or an answers file's "worksheet.model" (model_file.cpp).
 ModelFile model(const Reader& r, const Value& root, const std::string& at);
 /// Q, K and V: a Q, K, V file's top level, or an answers file's "worksheet.qkv" (qkv_file.cpp).

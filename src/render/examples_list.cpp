@@ -17,6 +17,14 @@ std::string render_examples(std::string_view dir, const std::vector<ExampleEntry
             out += std::string(indent, ' ') + line + '\n';
         }
         out += std::string(indent, ' ') + "$ " + toolkit::terminal(e.command) + '\n';
+        if (!e.made_by.empty()) {  // learned: how to make it again
+            const std::string made = "learned by: $ " + toolkit::terminal(e.made_by) +
+                                     " (makes this file again, byte for byte)";
+            const auto lines = toolkit::wrap(made, style.width, indent, indent + 2);
+            for (std::size_t i = 0; i < lines.size(); ++i) {
+                out += std::string(i == 0 ? indent : indent + 2, ' ') + lines[i] + '\n';
+            }
+        }
     }
     return out;
 }

@@ -17,21 +17,8 @@ constexpr std::string_view convention =
     "1\u00A0=\u00A0may attend, 0\u00A0=\u00A0blocked: attn's convention, as in PyTorch's "
     "scaled_dot_product_attention";
 
-// Where a matrix came from, for "In a trained model it is learned; here it is ...".
-std::string origin(const Trace& t, const Source& s) {
-    if (s.kind == Source::Kind::file) {
-        return "read from " + toolkit::terminal(s.path);
-    }
-    return fmt::format("seeded from --seed {}", t.config.seed);
-}
-
-std::string learned(const Trace& t) {
-    return fmt::format("In a trained model it is learned; here it is {}.",
-                       origin(t, t.weights_source));
-}
-
 // W_Q, W_K, W_V: what the matrix turns an embedding into, and where it came from.
-std::string weights_of(const Trace& t, std::string_view into) {
+std::string weights_of(const Trace& t, std::string_view part, std::string_view into) {
     if (t.gpt2) {
         return fmt::format(
             "A matrix that turns each token's vector X (ln_1's output) into {}. It is read "
@@ -41,7 +28,8 @@ std::string weights_of(const Trace& t, std::string_view into) {
             "Conv1D layout, [in, out], so X · W with no transpose).",
             into, t.config.d_model);
     }
-    return fmt::format("A matrix that turns an embedding into {}. {}", into, learned(t));
+    return fmt::format("A matrix that turns an embedding into {}. {}", into,
+                       matrix_origin(t, part));
 }
 
 // What the tokens' order reaches in this run: the positions, the mask, or nothing.
@@ -241,7 +229,7 @@ std::string w_o_text(const Trace& t) {
                           width > c.d_model ? "narrows" : "widens", width, c.d_model);
     return "A matrix that mixes the heads: each output dimension is a weighted sum over every "
            "head's columns, so what one head found can reach every dimension." +
-           what + " " + learned(t);
+           what + " " + matrix_origin(t, "W_O");
 }
 
 std::string positions_text(const Trace& t, const Step& step) {
@@ -363,12 +351,14 @@ std::string explanation(const Trace& t, const Step& step) {
         case StepOp::with_positions:
             return "The embeddings plus their positions: what every head below projects.";
         case StepOp::w_q:
-            return weights_of(t, "a query: what a token is looking for in the others");
+            return weights_of(t, "W_Q", "a query: what a token is looking for in the others");
         case StepOp::w_k:
-            return weights_of(t, "a key: what a token offers, to be matched against the queries");
+            return weights_of(t, "W_K",
+                              "a key: what a token offers, to be matched against the queries");
         case StepOp::w_v:
             return weights_of(
-                t, "a value: the information a token passes on to the tokens that attend to it");
+                t, "W_V",
+                "a value: the information a token passes on to the tokens that attend to it");
         case StepOp::b_q:
         case StepOp::b_k:
         case StepOp::b_v:

@@ -382,6 +382,23 @@ void render_json(const Trace& t, const Sink& sink) {
         j.key(",\n  ", "description");
         j.string(t.description);
     }
+    if (t.training) {  // how attn train made the model file, which file, what it learned
+        const Training& how = *t.training;
+        j.key(",\n  ", "training");
+        j.raw("{\"command\": ");
+        j.string(how.command);
+        j.raw(", \"task\": ");
+        j.string(how.task);
+        j.raw(
+            fmt::format(", \"seed\": {}, \"steps\": {}, \"learning_rate\": ", how.seed, how.steps));
+        j.number(how.learning_rate);
+        j.raw(", \"trained\": ");
+        array(j, how.trained);
+        j.raw(fmt::format(", \"held_out\": {{\"right\": {}, \"of\": {}}}, \"file\": ",
+                          how.held_out_right, how.held_out_total));
+        j.string(how.file);
+        j.raw("}");
+    }
     j.key(",\n  ", "sentence");
     j.string(t.sentence);
     j.key(",\n  ", "tokens");

@@ -101,6 +101,12 @@ struct Axis {
     [[nodiscard]] std::string_view others() const { return columns ? "rows" : "columns"; }
 };
 
+/// Where a weight matrix of the run (`part`: W_Q, W_K, W_V or W_O) came from, as its
+/// explanation's last sentence: "In a trained model it is learned; here it is read from FILE."
+/// When the file is a model that attn train made (its "training"), whether this matrix is one it
+/// learned or a seeded one it kept (matrix_origin.cpp).
+std::string matrix_origin(const Trace& t, std::string_view part);
+
 /// "0, 4 and 9"; a long list is cut: "0, 229, 245, 261, 551, … (14 in all)".
 std::string join_indices(const std::vector<std::size_t>& indices);
 /// "a, b and c"; past six items: "a, b, c, d, e and 12 more".

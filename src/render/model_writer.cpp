@@ -16,11 +16,22 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
     Json weights = json_layout::weights(in.weights, c.n_heads);
     Json model = {{"schema", "attn.model"},
                   {"description", in.description.empty() ? "A starter lesson with seeded numbers"
-                                                         : in.description},
-                  {"sentence", in.sentence},
-                  {"mask", to_string(c.mask)},
-                  {"tokenizer",
-                   {{"mode", to_string(c.tokenizer.mode)}, {"lowercase", c.tokenizer.lowercase}}}};
+                                                         : in.description}};
+    if (in.training) {  // how attn train made it: read back to say which matrices it learned
+        const Training& how = *in.training;
+        model["training"] = {
+            {"command", how.command},
+            {"task", how.task},
+            {"seed", how.seed},
+            {"steps", how.steps},
+            {"learning_rate", how.learning_rate},
+            {"trained", how.trained},
+            {"held_out", {{"right", how.held_out_right}, {"of", how.held_out_total}}}};
+    }
+    model["sentence"] = in.sentence;
+    model["mask"] = to_string(c.mask);
+    model["tokenizer"] = {{"mode", to_string(c.tokenizer.mode)},
+                          {"lowercase", c.tokenizer.lowercase}};
     // a table of positions (learned by attn train) goes in the file; sinusoidal is a word
     if (c.positions == PositionKind::file && !in.positions.empty()) {
         model["positions"] = matrix(in.positions);
@@ -33,6 +44,7 @@ std::string render_model_file(const Input& in, const Config& c, std::string_view
     const std::string_view k_width = c.n_heads > 1 ? "(heads·d_k)" : "d_k";
     const std::string_view v_width = c.n_heads > 1 ? "(heads·d_v)" : "d_v";
     std::vector<json_layout::Comment> comments{
+        {"/training", "how attn train made this file; its command makes it again, byte for byte"},
         {"/sentence", "used when attn explain is given no sentence"},
         {"/embeddings/case_insensitive",
          "true: look tokens up ignoring case, so \"The\" finds \"the\""},

@@ -106,10 +106,29 @@ grep -q "Made by: attn train coreference .* --no-scale" "$dir/ns.json" || fail "
 [ "$(grep -c "<polyline" "$dir/ns.svg")" -eq 2 ] || fail "the --no-scale plot has not two curves"
 "$attn" explain --model "$dir/ns.json" --format none --json "$dir/ns-trace.json" || fail "explain cannot read the --no-scale model"
 
-# the shipped learned examples are what their recorded commands make, byte for byte
-for task in previous-token match; do
-    "$attn" train "$task" -o "$dir/learned-$task.json" >/dev/null 2>&1 || fail "attn train $task failed"
-    cmp -s "$dir/learned-$task.json" "$src/data/examples/learned-$task.json" \
-        || fail "data/examples/learned-$task.json is not what 'attn train $task' makes (regenerate it: docs/training.md)"
+# the shipped learned examples are what their recorded commands make, byte for byte: the
+# command in each file's "training" (the one attn examples prints), run as it is written; the
+# file's "training" names what the task trains
+ATTN_DATA_DIR="$src/data" "$attn" examples >"$dir/examples" || fail "attn examples failed"
+for task in coreference previous-token match; do
+    file="$src/data/examples/learned-$task.json"
+    /usr/bin/python3 - "$file" "$task" >"$dir/command" <<'EOF' || fail "learned-$task.json: no training record"
+import json, sys
+text = "".join(l for l in open(sys.argv[1]) if not l.lstrip().startswith("//"))
+t = json.loads(text)["training"]
+assert t["task"] == sys.argv[2] and t["command"].startswith("attn train " + sys.argv[2] + " "), t
+assert t["held_out"]["right"] == t["held_out"]["of"] > 0, t  # 100% held out
+want = {"coreference": ["W_Q", "W_K"], "previous-token": ["W_Q", "W_K", "positions"],
+        "match": ["W_Q", "W_K", "embeddings"]}[sys.argv[2]]
+assert t["trained"] == want, (t["trained"], want)
+print(t["command"])
+EOF
+    command=$(cat "$dir/command")
+    grep -qF "learned by: \$ ${command:0:40}" "$dir/examples" \
+        || { cat "$dir/examples"; fail "attn examples does not show how learned-$task was made"; }
+    read -r -a words <<<"${command#attn }"
+    "$attn" "${words[@]}" -o "$dir/learned-$task.json" >/dev/null 2>&1 || fail "$command failed"
+    cmp -s "$dir/learned-$task.json" "$file" \
+        || fail "data/examples/learned-$task.json is not what '$command' makes (regenerate it: docs/training.md)"
 done
 echo ok

@@ -26,6 +26,7 @@ struct EmbeddingTable {
 struct ModelFile {
     std::string path;
     std::optional<std::string> description;  ///< one line about the lesson
+    std::optional<Training> training;        ///< how attn train made it, if it did
     std::optional<std::string> sentence;     ///< the sentence when none is given
     std::optional<MaskKind> mask;
     std::optional<TokenizerOptions> tokenizer;

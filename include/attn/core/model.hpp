@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -143,6 +144,26 @@ struct Source {
     std::string layout;
 };
 
+/// How attn train made a model file's numbers (the file's "training", docs/json-format.md), so
+/// that what the output says of a matrix (learned, or seeded and kept) is read, not guessed.
+struct Training {
+    std::string command;  ///< the attn train command that makes the file again, byte for byte
+    std::string task;     ///< coreference, previous-token or match
+    std::uint64_t seed = 0;
+    std::size_t steps = 0;
+    double learning_rate = 0;
+    /// What training changed, in this order: of W_Q, W_K, W_V, W_O, embeddings, positions;
+    /// the file's other numbers are seeded ones it kept.
+    std::vector<std::string> trained;
+    std::size_t held_out_right = 0;  ///< graded tokens of held-out examples right after training
+    std::size_t held_out_total = 0;  ///< graded tokens of the held-out examples in all
+    std::string file;                ///< the model file it was read from (none in that file)
+};
+
+/// The names a Training's `trained` may hold, in their order.
+inline constexpr std::array<std::string_view, 6> trainable_parts{"W_Q", "W_K",        "W_V",
+                                                                 "W_O", "embeddings", "positions"};
+
 /// What a lesson is (its description, sentence and tokens) and where each of its inputs came
 /// from: the Input hands it to the Trace whole (explain()), and the Trace back to an Input.
 struct Provenance {
@@ -153,6 +174,8 @@ struct Provenance {
     Source weights_source;
     Source positions_source;  ///< where a positions table came from
     Source mask_source;       ///< where a mask came from
+    /// How attn train made the model file the lesson came from, when it did.
+    std::optional<Training> training;
     /// The tokens name the rows of given Q, K and V (from the file, or t0, t1, ...) rather
     /// than coming from the tokenizer.
     bool tokens_named = false;

@@ -217,6 +217,7 @@ struct ExampleEntry {
     std::string name;
     std::string description;  ///< from the file: shown safely
     std::string command;      ///< "attn explain --model NAME"
+    std::string made_by;      ///< a learned example's attn train command (its "training"), or ""
 };
 
 /// The list of worked examples in `dir`, each description wrapped to the style's width.
