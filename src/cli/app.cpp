@@ -1,5 +1,6 @@
 // The `attn` program: subcommands, --help, --version, and the one place that turns
 // exceptions into "attn: error: ..." and exit codes.
+#include <cctype>
 #include <cstring>
 #include <functional>
 #include <ostream>
@@ -155,6 +156,42 @@ int run(const std::vector<std::string>& args, Io& io) {
         }
         io.err << "attn: error: " << shown(what, true)
                << "\n  hint: run 'attn explain --help' for the options\n";
+        return 2;
+    } catch (const CLI::RequiredError& e) {
+        // CLI11 says "second is required": name the argument as the usage writes it (B.json)
+        // and show the whole command line it belongs to
+        const Command* c = parsed();
+        const CLI::App& where = c != nullptr ? *c->app : app;
+        const std::string what = e.what();
+        const std::string name = what.substr(0, what.find(" is required"));
+        const CLI::Option* missing = where.get_option_no_throw(name);
+        const std::string command = c != nullptr ? "attn " + where.get_name() : "attn";
+        if (missing != nullptr) {
+            std::string usage = command;
+            for (const CLI::Option* o : where.get_options()) {
+                if (o->get_positional()) {
+                    usage += " " + o->get_type_name();
+                }
+            }
+            std::string about = missing->get_description();
+            if (!about.empty()) {
+                about[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(about[0])));
+            }
+            const std::string named =
+                missing->get_positional()
+                    ? missing->get_type_name()
+                    : (missing->get_lnames().empty() ? "-" + missing->get_snames().front()
+                                                     : "--" + missing->get_lnames().front()) +
+                          " " + missing->get_type_name();
+            io.err << fmt::format(
+                "attn: error: {} needs {}: {}; usage: {}{}\n  hint: run '{} "
+                "--help' for the options\n",
+                command, named, about, usage, missing->get_positional() ? "" : " " + named,
+                command);
+            return 2;
+        }
+        io.err << "attn: error: " << shown(what, true) << "\n  hint: run '" << command
+               << " --help' for the options\n";
         return 2;
     } catch (const CLI::ParseError& e) {
         // CLI11 throws CallForHelp from the subcommand too; its help is the subcommand's

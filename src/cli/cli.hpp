@@ -348,17 +348,11 @@ struct StepSelection {
 /// attn::Error (usage) naming the valid choices for an unknown one.
 StepSelection select_steps(const std::string& spec, const std::vector<Step>& steps);
 
-/// "; did you mean 'causal'?" when `text` is near a spelling of E (a typo), else "".
-template <NamedEnum E>
-std::string near_choice(const std::string& text) {
-    std::vector<std::string> names;
-    names.reserve(EnumNames<E>::names.size());
-    for (const auto& n : EnumNames<E>::names) {
-        names.emplace_back(n.name);
-    }
+/// The names `text` is near: nearest(), and what it leaves out in words this short: two
+/// letters swapped ("hnad", "drak", "chekc") and a longer form of a name ("column" for col).
+inline std::vector<std::string> near_names(const std::string& text,
+                                           const std::vector<std::string>& names) {
     auto near = nearest(text, names);
-    // and what nearest() leaves out in words this short: two letters swapped ("hnad", "drak")
-    // and a longer form of a keyword ("column" for col)
     for (const auto& name : names) {
         if (!near.empty()) {
             break;
@@ -374,6 +368,18 @@ std::string near_choice(const std::string& text) {
             near.push_back(name);
         }
     }
+    return near;
+}
+
+/// "; did you mean 'causal'?" when `text` is near a spelling of E (a typo), else "".
+template <NamedEnum E>
+std::string near_choice(const std::string& text) {
+    std::vector<std::string> names;
+    names.reserve(EnumNames<E>::names.size());
+    for (const auto& n : EnumNames<E>::names) {
+        names.emplace_back(n.name);
+    }
+    const auto near = near_names(text, names);
     return near.empty() ? std::string() : fmt::format("; did you mean '{}'?", near.front());
 }
 

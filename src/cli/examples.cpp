@@ -67,7 +67,15 @@ std::string resolve_input_file(const std::string& path, const Io& io) {
         }
         std::sort(names.begin(), names.end());
         const std::string stem = path.ends_with(".json") ? path.substr(0, path.size() - 5) : path;
-        if (const auto near = nearest(stem, names); !near.empty()) {
+        auto near = nearest(stem, names);
+        // or the start of a name: "this-is" for this-is-book, "random-4x8" for random-4x8-qkv
+        const bool typo = !near.empty();
+        for (const auto& n : names) {
+            if (!typo && stem.size() >= 3 && n.starts_with(stem)) {
+                near.push_back(n);
+            }
+        }
+        if (!near.empty()) {
             std::vector<std::string> quoted;
             quoted.reserve(near.size());
             for (const auto& n : near) {

@@ -8,6 +8,7 @@
 
 #include "attn/core/error.hpp"
 #include "attn/core/input.hpp"
+#include "cli.hpp"
 
 namespace attn::cli {
 namespace {
@@ -62,7 +63,7 @@ std::string about_one(const std::string& arg, const CLI::App& where, const CLI::
         for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
             commands.push_back(sub->get_name());
         }
-        const auto near = nearest(arg, commands);
+        const auto near = near_names(arg, commands);
         if (!near.empty()) {
             return fmt::format("attn has no command '{}'; did you mean {}?", shown(arg),
                                quoted_list(near, "'"));
