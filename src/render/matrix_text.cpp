@@ -145,7 +145,9 @@ class MatrixPrinter {
         }
         if (n_cols <= n_fit) {
             block(pick(n_cols, n_cols, 0), true);
-        } else if ((n_cols + n_fit - 1) / n_fit <= max_blocks) {
+        } else if ((n_cols + n_fit - 1) / n_fit <= max_blocks && n_rows <= style.max_rows) {
+            // blocks only for a matrix shown whole: with its rows cut, its columns are cut
+            // the same way (first and last), not shown in blocks of cut rows
             w_.paragraph(fmt::format("{} columns, in blocks of {}:", n_cols, n_fit), "  ", "2");
             for (std::size_t first = 0; first < n_cols; first += n_fit) {
                 const std::size_t last = std::min(n_cols, first + n_fit);

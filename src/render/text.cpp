@@ -109,7 +109,12 @@ void print_what_changed(Writer& w, const Trace& trace) {
 }
 
 void print_summary(Writer& w, const Trace& trace) {
-    w.line(w.paint(w.text("attn explain · self-attention, step by step"), "1"));
+    // the title in one line of the width (40 columns, the narrowest, are 3 too few for it)
+    const std::string title = "attn explain · self-attention, step by step";
+    w.line(w.paint(w.text(toolkit::width_of(title) <= w.style().width
+                              ? title
+                              : std::string("attn explain · self-attention")),
+                   "1"));
     // "sizes     d_model = ...": the key, then the value wrapped under itself
     constexpr std::size_t value_column = 10;
     const std::string under(value_column, ' ');

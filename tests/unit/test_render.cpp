@@ -246,6 +246,44 @@ TEST_CASE("text: a few more columns than fit are split into blocks", "[render][t
     CHECK(text.find("not shown") == std::string::npos);
 }
 
+TEST_CASE("text: a matrix whose rows are cut has its columns cut too, not in blocks",
+          "[render][text]") {
+    // 30 tokens: 30 rows (more than fit) and 30 columns, which would make 3 blocks of cut rows
+    // at 120 columns; instead the first and last columns and rows, as at 80 columns
+    std::string sentence;
+    for (int i = 0; i < 30; ++i) {
+        sentence += "w" + std::to_string(i) + " ";
+    }
+    attn::TextStyle style;
+    style.color = false;
+    style.steps = {"weights"};
+    for (const std::size_t width : {80U, 100U, 120U, 150U}) {
+        style.width = width;
+        INFO(width);
+        const auto text = attn::render_text(seeded(sentence), style);
+        CHECK(text.find("in blocks of") == std::string::npos);
+        CHECK_THAT(text, Catch::Contains("of 30 not shown)") && Catch::Contains("(rows 10 to 19"));
+    }
+}
+
+TEST_CASE("text: at the narrowest width every line fits", "[render][text]") {
+    attn::TextStyle style;
+    style.width = 40;
+    style.color = false;
+    attn::Config c;
+    c.n_heads = 2;
+    c.mask = attn::MaskKind::causal;
+    c.positions = attn::PositionKind::sinusoidal;
+    for (const auto& trace : {seeded("This is book"), seeded("The cat sat on the mat", c)}) {
+        const auto text = attn::render_text(trace, style);
+        CHECK_THAT(text, Catch::Contains("attn explain · self-attention\n"));
+        for (const auto& line : lines_of(text)) {
+            INFO(line);
+            CHECK(attn::utf8::display_width(line) <= 40);
+        }
+    }
+}
+
 TEST_CASE("json: a complete, exact and parseable dump", "[render][json]") {
     attn::Config c;
     c.mask = attn::MaskKind::causal;
