@@ -114,15 +114,18 @@ StepSelection select_steps(const std::string& spec, const std::vector<Step>& ste
             // a head ("head2" = all of head 2's steps)
             const std::string group = s.number.substr(0, s.number.find_first_not_of("0123456789"));
             const bool head_match = s.head > 0 && lower(item) == fmt::format("head{}", s.head);
-            // "weights" in a run of several heads: that step of every head, shown together
-            const bool every_head = n_heads > 1 && !own_step && s.head > 0 &&
-                                    lower(item) == lower(std::string(base_id(s.id)));
+            // "weights" in a run of several heads: that step of every head, shown together;
+            // so is a per-head step named by its number ("7", "5a"), which every head shares
+            // (the heads' outputs Z_h, whose id "output" names the layer's output, so)
+            const bool by_number = item == s.number || item == group;
+            const bool every_head =
+                n_heads > 1 && s.head > 0 &&
+                ((!own_step && lower(item) == lower(std::string(base_id(s.id)))) || by_number);
             if (every_head &&
                 std::find(together.begin(), together.end(), base_id(s.id)) == together.end()) {
                 together.emplace_back(base_id(s.id));
             }
-            if (lower(item) == lower(s.id) || item == s.number || item == group || head_match ||
-                every_head) {
+            if (lower(item) == lower(s.id) || by_number || head_match || every_head) {
                 found = true;
                 if (std::find(selected.begin(), selected.end(), s.id) == selected.end()) {
                     selected.push_back(s.id);

@@ -227,6 +227,13 @@ TEST_CASE("cli: --steps without a head selects that step of every head", "[cli][
     CHECK(two.ids ==
           V{"head1.Q", "head1.weights", "head2.Q", "head2.weights", "head3.Q", "head3.weights"});
     CHECK(two.heads_together == V{"weights", "Q"});  // in the order named
+    // a per-head step by its number: every head's, together (the heads' outputs Z_h so)
+    const auto head_output = std::find_if(
+        steps.begin(), steps.end(), [](const attn::Step& s) { return s.id == "head1.output"; });
+    REQUIRE(head_output != steps.end());
+    const auto by_number = attn::cli::select_steps(head_output->number, steps);
+    CHECK(by_number.ids == V{"head1.output", "head2.output", "head3.output"});
+    CHECK(by_number.heads_together == V{"output"});
     // "output" is the layer's output, a step of its own, not every head's
     CHECK(attn::cli::select_steps("output", steps).ids == V{"output"});
     CHECK(attn::cli::select_steps("output", steps).heads_together.empty());
