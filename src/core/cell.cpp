@@ -69,6 +69,22 @@ std::size_t parse_index(const std::string& part, std::span<const std::string> la
             found.push_back(i);
         }
     }
+    if (found.empty()) {
+        // a head's slice names its columns with the head's number ("2.q1"): in it, "q1" is
+        // enough; in the whole matrix, where 1.q1 and 2.q1 both end so, it stays unknown
+        std::vector<std::size_t> within;
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            const auto dot = labels[i].find('.');
+            const bool numbered = dot != std::string::npos && dot > 0 &&
+                                  labels[i].find_first_not_of("0123456789") == dot;
+            if (numbered && std::string_view(labels[i]).substr(dot + 1) == part) {
+                within.push_back(i);
+            }
+        }
+        if (within.size() == 1) {
+            return within.front();
+        }
+    }
     if (found.size() == 1) {
         return found.front();
     }

@@ -206,3 +206,23 @@ TEST_CASE("what-if: a bad setting names what was found and what was expected", "
     // Q, K and V given: no embeddings to swap a token's with
     CHECK_THAT(error_of("tokens[0]=c"), Catch::Contains("tokens"));
 }
+
+TEST_CASE("what-if: a head's slice names its columns without the head's number", "[whatif]") {
+    attn::Config c;
+    c.n_heads = 2;
+    const attn::Trace t = attn::explain(attn::seeded_input("This is book", c), c);
+    // head2.W_Q[d0,q1] is column 2.q1 of the slice, column 4 of W_Q (head 2 starts at d_k = 3)
+    const attn::Change short_name = attn::parse_setting("head2.W_Q[d0,q1]=0.5", t).change;
+    const attn::Change full_name = attn::parse_setting("head2.W_Q[d0,2.q1]=0.5", t).change;
+    CHECK(short_name.step_id == "W_Q");
+    CHECK(short_name.col == c.d_k + 1);
+    CHECK(short_name.col == full_name.col);
+    CHECK(short_name.row == full_name.row);
+    // in the whole W_Q, where 1.q1 and 2.q1 both end in q1, "q1" names no one column
+    try {
+        (void)attn::parse_setting("W_Q[d0,q1]=0.5", t);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("no column 'q1'") && Catch::Contains("1.q1, 1.q2"));
+    }
+}
