@@ -82,41 +82,65 @@ std::vector<std::string> lay_out_blocks(const std::vector<std::vector<std::strin
                                         std::size_t width) {
     std::vector<std::size_t> widths;
     widths.reserve(blocks.size());
-    std::size_t height = 0;
     for (const auto& block : blocks) {
         std::size_t widest = 0;
         for (const auto& line : block) {
             widest = std::max(widest, toolkit::painted_width(line));
         }
         widths.push_back(widest);
-        height = std::max(height, block.size());
+    }
+    // as many blocks on a line as fit, in rows of equal counts (4 blocks: 4, else 2 + 2, not
+    // 3 + 1), each place in a row as wide as the widest block that takes it; 1: stacked
+    const std::size_t n = blocks.size();
+    std::size_t per_row = 1;
+    std::vector<std::size_t> place_widths;
+    for (std::size_t per = n; per > 1; --per) {
+        const std::size_t rows = (n + per - 1) / per;
+        if ((n + rows - 1) / rows != per) {
+            continue;  // not a balanced count: fewer per row makes the same number of rows
+        }
+        std::vector<std::size_t> places(per, 0);
+        for (std::size_t b = 0; b < n; ++b) {
+            places[b % per] = std::max(places[b % per], widths[b]);
+        }
+        if (fits_side_by_side(places, block_gap, width)) {
+            per_row = per;
+            place_widths = std::move(places);
+            break;
+        }
     }
     std::vector<std::string> out;
-    if (!fits_side_by_side(widths, block_gap, width)) {
-        for (std::size_t b = 0; b < blocks.size(); ++b) {
-            if (b > 0) {
-                out.emplace_back();
-            }
-            out.insert(out.end(), blocks[b].begin(), blocks[b].end());
+    for (std::size_t first = 0; first < n; first += per_row) {
+        if (first > 0) {
+            out.emplace_back();
         }
-        return out;
-    }
-    for (std::size_t i = 0; i < height; ++i) {
-        std::string line;
-        for (std::size_t b = 0; b < blocks.size(); ++b) {
-            const std::string cell = i < blocks[b].size() ? blocks[b][i] : std::string();
-            if (b > 0) {
-                line += std::string(block_gap, ' ');
-            }
-            line += cell;
-            if (b + 1 < blocks.size()) {
-                line += std::string(widths[b] - toolkit::painted_width(cell), ' ');
-            }
+        const std::size_t last = std::min(n, first + per_row);
+        if (per_row == 1) {
+            out.insert(out.end(), blocks[first].begin(), blocks[first].end());
+            continue;
         }
-        while (!line.empty() && line.back() == ' ') {
-            line.pop_back();
+        std::size_t height = 0;
+        for (std::size_t b = first; b < last; ++b) {
+            height = std::max(height, blocks[b].size());
         }
-        out.push_back(std::move(line));
+        for (std::size_t i = 0; i < height; ++i) {
+            std::string line;
+            for (std::size_t b = first; b < last; ++b) {
+                const std::string cell = i < blocks[b].size() ? blocks[b][i] : std::string();
+                if (b > first) {
+                    line += std::string(block_gap, ' ');
+                }
+                line += cell;
+                if (b + 1 < last) {
+                    line +=
+                        std::string(place_widths[b - first] - toolkit::painted_width(cell), ' ');
+                }
+            }
+            while (!line.empty() && line.back() == ' ') {
+                line.pop_back();
+            }
+            out.push_back(std::move(line));
+        }
     }
     return out;
 }

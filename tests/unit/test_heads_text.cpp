@@ -57,3 +57,16 @@ TEST_CASE("heads: the most attended token per query, ties named and counted", "[
           "b │    a[0]=b 0.40    3 keys 0.33\n"
           "a │         b 0.70      a[0] 0.60\n");
 }
+
+TEST_CASE("heads: blocks that do not all fit go in rows of equal counts", "[heads][render]") {
+    const std::vector<Lines> four{{"h1", "aaaa"}, {"h2", "bb"}, {"h3", "c"}, {"h4", "dddddd"}};
+    // all four: 4 + 2 + 2 + 6 and 3 gaps of 3 = 23 columns
+    CHECK(attn::text::lay_out_blocks(four, 23).size() == 2);
+    // three would fit in 20, but rows of 2 + 2 (not 3 + 1): places 4 and 6 wide, 13 columns
+    const auto two_rows = attn::text::lay_out_blocks(four, 20);
+    CHECK(two_rows == Lines{"h1     h2", "aaaa   bb", "", "h3     h4", "c      dddddd"});
+    CHECK(attn::text::lay_out_blocks(four, 13) == two_rows);
+    // narrower: one under the other
+    const auto stacked = attn::text::lay_out_blocks(four, 12);
+    CHECK(stacked == Lines{"h1", "aaaa", "", "h2", "bb", "", "h3", "c", "", "h4", "dddddd"});
+}
