@@ -89,15 +89,15 @@ std::vector<std::string> lay_out_blocks(const std::vector<std::vector<std::strin
         }
         widths.push_back(widest);
     }
-    // as many blocks on a line as fit, in rows of equal counts (4 blocks: 4, else 2 + 2, not
-    // 3 + 1), each place in a row as wide as the widest block that takes it; 1: stacked
+    // as many blocks on a line as fit, in full rows of equal counts (4 blocks: 4, else 2 + 2,
+    // never 3 + 1), each place in a row as wide as the widest block that takes it, so the
+    // heads line up as a grid; else stacked
     const std::size_t n = blocks.size();
     std::size_t per_row = 1;
     std::vector<std::size_t> place_widths;
     for (std::size_t per = n; per > 1; --per) {
-        const std::size_t rows = (n + per - 1) / per;
-        if ((n + rows - 1) / rows != per) {
-            continue;  // not a balanced count: fewer per row makes the same number of rows
+        if (n % per != 0) {
+            continue;  // a short last row would put its heads where the others' are not
         }
         std::vector<std::size_t> places(per, 0);
         for (std::size_t b = 0; b < n; ++b) {

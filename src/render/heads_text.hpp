@@ -18,8 +18,8 @@ inline constexpr std::size_t block_gap = 3;
 bool fits_side_by_side(const std::vector<std::size_t>& widths, std::size_t gap, std::size_t width);
 
 /// The blocks (each a list of lines, colour codes allowed) side by side when they fit the
-/// width, each padded to its widest line; else in rows of as many as fit, of equal counts (2 + 2
-/// for 4), a blank line between rows; else one under the other with a blank line between.
+/// width, each padded to its widest line; else in full rows of as many as fit, of equal counts
+/// (2 + 2 for 4, never 3 + 1), a blank line between rows; else one under the other.
 std::vector<std::string> lay_out_blocks(const std::vector<std::vector<std::string>>& blocks,
                                         std::size_t width);
 

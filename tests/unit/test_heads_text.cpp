@@ -70,3 +70,10 @@ TEST_CASE("heads: blocks that do not all fit go in rows of equal counts", "[head
     const auto stacked = attn::text::lay_out_blocks(four, 12);
     CHECK(stacked == Lines{"h1", "aaaa", "", "h2", "bb", "", "h3", "c", "", "h4", "dddddd"});
 }
+
+TEST_CASE("heads: three blocks that do not all fit are stacked, never 2 + 1", "[heads][render]") {
+    const std::vector<Lines> three{{"h1", "aaaa"}, {"h2", "bb"}, {"h3", "c"}};
+    CHECK(attn::text::lay_out_blocks(three, 14).size() == 2);  // 4 + 2 + 2 and 2 gaps of 3
+    CHECK(attn::text::lay_out_blocks(three, 13) ==
+          Lines{"h1", "aaaa", "", "h2", "bb", "", "h3", "c"});
+}
