@@ -147,6 +147,11 @@ std::string command_line(Task task, const TrainSettings& s) {
 // these sizes) was the choice that made it diverge.
 Error diverged(const Divergence& d, const TrainResult& r, double lr, double task_lr) {
     using Kind = Divergence::Kind;
+    // losses as the report writes them: four decimals (2.1000, not 2.1), a huge one in
+    // scientific notation
+    const auto loss = [](double x) {
+        return std::abs(x) < 1e6 ? fmt::format("{:.4f}", x) : fmt::format("{:.4e}", x);
+    };
     std::string what;
     switch (d.kind) {
         case Kind::not_finite:
@@ -154,15 +159,14 @@ Error diverged(const Divergence& d, const TrainResult& r, double lr, double task
             break;
         case Kind::exploded:
             what = fmt::format(
-                "the loss of step {} was {:.4g}, more than {} times the untrained "
-                "model's {:.4g}",
-                d.step, d.loss, divergence_factor, r.initial_loss);
+                "the loss of step {} was {}, more than {} times the untrained model's {}", d.step,
+                loss(d.loss), divergence_factor, loss(r.initial_loss));
             break;
         case Kind::rose:
             what = fmt::format(
-                "the mean loss of steps {} to {} was {:.4g}, more than {} times the "
-                "untrained model's {:.4g}",
-                d.first_step, d.step, d.loss, rising_factor, r.initial_loss);
+                "the mean loss of steps {} to {} was {}, more than {} times the "
+                "untrained model's {}",
+                d.first_step, d.step, loss(d.loss), rising_factor, loss(r.initial_loss));
             break;
         case Kind::overflow:
             what = fmt::format("the update of step {} made a weight infinite or NaN", d.step);

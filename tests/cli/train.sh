@@ -73,6 +73,14 @@ code=$?
 grep -q "attn: error: training diverged with learning rate η = 5: the mean loss of steps 1 to 16 was" "$dir/err" \
     || { cat "$dir/err"; fail "the divergence is not explained"; }
 grep -q "such as this task's default, 0.2" "$dir/err" || fail "no smaller learning rate suggested"
+# its losses with four decimals, as the report writes losses, and the claim true of them
+/usr/bin/python3 - "$dir/err" <<'EOF' || fail "the divergence's numbers"
+import re, sys
+m = re.search(r"was (\d+\.\d{4}), more than ([\d.]+) times the untrained model's (\d+\.\d{4});",
+              open(sys.argv[1]).read())
+assert m, "no losses with four decimals"
+assert float(m.group(1)) > float(m.group(2)) * float(m.group(3)), m.groups()
+EOF
 [ -e "$dir/c.json" ] && fail "a diverged run wrote its model file"
 
 # an unknown task names the nearest (the tasks themselves: cli error tests)
