@@ -126,11 +126,15 @@ class File {
   private:
     void check_shape(const Tensor& t, const Shape& expected, std::string_view meaning) const;
     // Elements [first, first + count) of `t` converted into out[0, count): one loop per dtype,
-    // straight from the mapping. Throws as values() does.
-    void convert(const Tensor& t, std::uint64_t first, std::uint64_t count, double* out) const;
+    // straight from the mapping. Throws as values() does. With `own_pages` it maps their pages
+    // in first and gives them back after; without, the caller does it for a larger span.
+    void convert(const Tensor& t, std::uint64_t first, std::uint64_t count, double* out,
+                 bool own_pages = true) const;
     // Gives the mapped pages of n bytes from p back to the system (they are read again from
     // the file if touched).
     static void release(const unsigned char* p, std::uint64_t n) noexcept;
+    // Maps in the pages of n bytes from p at once, before they are read (fewer page faults).
+    static void populate(const unsigned char* p, std::uint64_t n) noexcept;
 
     std::string path_;
     void* map_ = nullptr;  // the whole file, mapped read-only (PROT_READ)
