@@ -161,12 +161,21 @@ void heads_grid(toolkit::Spool& out, const Trace& trace, const TextStyle& style)
     if (!report::heads_grid_drawn(trace)) {
         return;
     }
-    out += "<section class=\"heads\" id=\"heads\">\n<h2>Every head's attention weights</h2>\n";
+    // a rule that is not the right one is named in the heading, so that the grid is never
+    // taken for attention's weights (lesson::not_the_rule, as the SVG says it)
+    const auto caveat = lesson::not_the_rule(trace);
+    out += fmt::format("<section class=\"heads\" id=\"heads\">\n<h2>Every head's {}</h2>\n",
+                       caveat.headline.empty() ? "attention weights"
+                                               : "weights, not attention's: A from " +
+                                                     html(lesson::rule_mistake(trace)));
     out += fmt::format(
-        "<p class=\"note\">The attention weights A of each of the {} heads, side by side: a row "
+        "<p class=\"note\">The {}weights A of each of the {} heads, side by side: a row "
         "per query token, a column per key, darker for a larger weight (white 0, deep blue 1). "
-        "Hover over a cell for its weight; the steps below show every number.</p>\n",
-        trace.heads.size());
+        "Hover over a cell for its weight; the steps below show every number.{}</p>\n",
+        caveat.headline.empty() ? "attention " : "", trace.heads.size(),
+        caveat.detail.empty()     ? std::string()
+        : caveat.headline.empty() ? " They are " + html(caveat.detail) + "."
+                                  : " " + html(caveat.detail_sentence()));
     out += "<div class=\"head-grid\">\n";
     // a what-if's: the heads of the run compared with, when they match these
     const Trace* before = trace.comparison ? &trace.comparison->before : nullptr;

@@ -10,6 +10,7 @@
 
 #include "attn/core/error.hpp"
 #include "html_parts.hpp"
+#include "lesson.hpp"
 
 namespace attn::report {
 
@@ -106,9 +107,11 @@ void lines_view(toolkit::Spool& out, const Trace& trace, const TextStyle& style)
             "<p class=\"note\">These weights come from a softmax over {}, not one per query, so "
             "a query's lines do not add up to 1: here their weights sum to between {} and {}. "
             "With the rule (a softmax over each row) every query's lines would add up to 1; "
-            "step 7′ shows those weights.</p>\n",
+            "{} shows those weights.</p>\n",
             trace.rule.over == SoftmaxOver::all ? "the whole matrix at once" : "each column",
-            format_number(low, 4, true), format_number(high, 4, true));
+            format_number(low, 4, true), format_number(high, 4, true),
+            // "step 7′", "step 8′" under a mask, "each head's step 8′" with several heads
+            lesson::right_weights_step(trace));
     }
     out += "<div class=\"lines-view\" id=\"lines-view\"></div>\n";
     nlohmann::json data;

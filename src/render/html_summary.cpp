@@ -122,6 +122,15 @@ void in_short(toolkit::Spool& out, const Trace& trace, const TextStyle& style) {
         return;
     }
     out += "<section class=\"result\" id=\"result\">\n<h2>In short</h2>\n";
+    // a rule that is not the right one: said before the weights it made are summed up
+    const auto caveat = lesson::not_the_rule(trace);
+    if (!caveat.detail.empty()) {
+        out += fmt::format(
+            "<p class=\"note\">{}</p>\n",
+            html(caveat.headline.empty() ? "The weights A are " + caveat.detail + "."
+                                         : caveat.headline + ". " + caveat.detail_sentence()));
+    }
+    const std::string weight = caveat.headline.empty() ? "attention weight" : "weight";
     std::string links;
     for (std::size_t h = 0; h < weights.size(); ++h) {
         links += h == 0 ? "" : h + 1 == weights.size() ? " and " : ", ";
@@ -131,17 +140,18 @@ void in_short(toolkit::Spool& out, const Trace& trace, const TextStyle& style) {
     if (t > in_short_rows_up_to) {
         out += fmt::format(
             "<p>With {} tokens, each query token gives {} keys a weight: too many to sum up "
-            "here. The attention weights are in {}{}.</p>\n</section>\n",
-            t, weights.front()->shape.cols, links,
+            "here. The {}s are in {}{}.</p>\n</section>\n",
+            t, weights.front()->shape.cols, weight, links,
             report::compact(trace, *weights.front())
                 ? ", drawn as heatmaps (click a row for the keys it attends to most)"
                 : "");
         return;
     }
     out += fmt::format(
-        "<p>Each query token and the key it gives its largest attention weight{}, with that "
+        "<p>Each query token and the key it gives its largest {}{}, with that "
         "weight; {} {} every weight.</p>\n",
-        weights.size() > 1 ? fmt::format(", in each of the {} heads", weights.size()) : "", links,
+        weight, weights.size() > 1 ? fmt::format(", in each of the {} heads", weights.size()) : "",
+        links,
         std::any_of(weights.begin(), weights.end(),
                     [&](const Step* w) { return on_page(*w, style); })
             ? (weights.size() > 1 ? "show" : "shows")

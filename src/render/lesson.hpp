@@ -54,6 +54,31 @@ std::vector<SummaryItem> summary_of_run(const Trace& trace);
 std::string summary_list(const Trace& trace, toolkit::Escape escape, std::string_view item_start,
                          std::string_view key_end);
 
+// A run whose rule is not the right one (--no-scale, --scale-by d_model, --softmax-over
+// columns or all; rule_words.cpp): the one description that --why, the SVG and the HTML page use.
+
+/// What made the weights instead of the right rule, in queries' and keys' words (no layout
+/// swaps them): "scores that were not scaled", "scores divided by √d_model", "one softmax per
+/// key (over its queries)", "one softmax over the whole matrix", or a scaling "and" a softmax;
+/// "" under the right rule.
+std::string rule_mistake(const Trace& trace);
+/// Whether every head's weights are exactly the right rule's (true under the right rule).
+bool same_as_right(const Trace& trace);
+/// Where the walk-through shows the right rule's weights: "step 7′", "each head's step 8′";
+/// "" when it does not.
+std::string right_weights_step(const Trace& trace);
+/// What a picture or summary of the weights says of them under a rule that is not the right
+/// one: `headline` "Not attention's weights: A from …" (empty when the mistake changes
+/// nothing) and `detail` (lowercase, no full stop) where the right rule's weights are, or
+/// that these are exactly them. Both empty under the right rule.
+struct RuleCaveat {
+    std::string headline;
+    std::string detail;
+    /// `detail` as a sentence of its own: "The right rule's weights, … walk-through."
+    [[nodiscard]] std::string detail_sentence() const;
+};
+RuleCaveat not_the_rule(const Trace& trace);
+
 /// Warnings about the numbers (rows with every key masked), for stderr and every output.
 std::vector<std::string> warnings(const Trace& trace);
 

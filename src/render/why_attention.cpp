@@ -95,23 +95,11 @@ void Why::correct_weights(const Head& head, std::size_t i, std::size_t j, const 
     const WeightsRule right = t_.rule.right(t_.config.d_k);
     const bool hand = right.arith == Arith::hand;
     const std::string divisor = hand ? num(right.divisor()) : "√d_k";
-    // named by queries and keys, never by rows and columns, which the layout swaps
-    // (both mistakes when a run makes both)
-    const std::string scaling = t_.rule.scale_by == ScaleBy::d_model ? "scores divided by √d_model"
-                                : t_.rule.scale_by == ScaleBy::none  ? "scores that were not scaled"
-                                                                     : "";
-    const std::string softmax =
-        t_.rule.over == SoftmaxOver::all       ? "one softmax over the whole matrix"
-        : t_.rule.over == SoftmaxOver::columns ? "one softmax per key (over its queries)"
-                                               : "";
-    const std::string done = scaling.empty()   ? softmax
-                             : softmax.empty() ? scaling
-                                               : scaling + " and " + softmax;
     line(fmt::format(
         "{} is a weight of the right rule, shown beside the walk-through's weights, which came "
         "from {}. The right rule divides the scores by {}{} and takes one softmax per query "
         "(over that query's keys).",
-        cell(a_name, ""), done, divisor,
+        cell(a_name, ""), lesson::rule_mistake(t_), divisor,
         hand ? fmt::format(" (√d_k = {} rounded) and rounds down", num(right.sqrt_width()))
              : fmt::format(" = {}", num(right.divisor()))));
     // the scores of this query, scaled by the right rule, and masked as the run masks: the

@@ -258,3 +258,154 @@ TEST_CASE("svg: the picture is as wide as its title, however few the tokens", "[
     // bold DejaVu Sans at 15 px averages about 0.62 em a character: the title needs this much
     CHECK(width >= x + static_cast<int>(0.62 * 15 * static_cast<double>(title.size())));
 }
+
+namespace {
+
+// The text of every <text> element that `svg` draws above its first panel, in order.
+std::vector<std::string> svg_title_lines(const std::string& svg) {
+    std::vector<std::string> lines;
+    const auto end = svg.find("<g id=\"head1\">");
+    for (auto at = svg.find("<text ", svg.find("<rect ")); at < end;
+         at = svg.find("<text ", at + 1)) {
+        const auto begin = svg.find('>', at) + 1;
+        lines.push_back(svg.substr(begin, svg.find("</text>", begin) - begin));
+    }
+    return lines;
+}
+
+// Whether every line of the title fits the picture: bold DejaVu Sans at 15 px and the
+// regular at 12 px average about 0.62 em a character.
+void check_title_fits(const std::string& svg) {
+    const int width = std::stoi(svg.substr(svg.find("width=\"", svg.find("<svg ")) + 7));
+    for (auto at = svg.find("<text ", svg.find("<rect ")); at < svg.find("<g id=\"head1\">");
+         at = svg.find("<text ", at + 1)) {
+        const int x = std::stoi(svg.substr(at + 9));
+        const bool bold = svg.substr(at, svg.find('>', at) - at).find("bold") != std::string::npos;
+        const auto begin = svg.find('>', at) + 1;
+        // the columns of the line as drawn: an entity (&#39;) and a multibyte character are one
+        std::size_t columns = 0;
+        for (auto i = begin; i < svg.find("</text>", begin); ++i) {
+            const auto byte = static_cast<unsigned char>(svg[i]);
+            if (svg[i] == '&') {
+                i = svg.find(';', i);
+            }
+            columns += (byte & 0xC0U) == 0x80U ? 0U : 1U;
+        }
+        CHECK(width >=
+              x + static_cast<int>(0.62 * (bold ? 15 : 12) * static_cast<double>(columns)));
+    }
+}
+
+}  // namespace
+
+TEST_CASE("svg: a rule that is not the right one is named in the title, never attention's",
+          "[writers][svg]") {
+    attn::Config c;
+    SECTION("softmax over each key") {
+        c.softmax_over = attn::SoftmaxOver::columns;
+        const std::string svg =
+            attn::render_svg(attn::explain(attn::seeded_input("This is book", c), c));
+        CHECK(svg_title_lines(svg) ==
+              std::vector<std::string>{"Not attention&#39;s weights: A from one",
+                                       "softmax per key (over its queries)",
+                                       "Rows are queries, columns are keys; the right rule&#39;s",
+                                       "weights, A_right, are step 7′ of the walk-through."});
+        CHECK_THAT(svg, Catch::Contains("<title>Not attention&#39;s weights: A from one softmax "
+                                        "per key (over its queries): This is book</title>"));
+        CHECK_THAT(svg, Catch::Contains(
+                            "<desc>Not attention&#39;s weights: A from one softmax per key (over "
+                            "its queries); the right rule&#39;s weights, A_right, are step 7′ of "
+                            "the walk-through.</desc>"));
+        CHECK_THAT(svg, !Catch::Contains("Attention weights A:"));
+        check_title_fits(svg);
+    }
+    SECTION("not scaled, with several heads and a mask") {
+        c.scale_by = attn::ScaleBy::none;
+        c.d_model = 6;
+        c.n_heads = 2;
+        c.mask = attn::MaskKind::causal;
+        const std::string svg =
+            attn::render_svg(attn::explain(attn::seeded_input("This is book", c), c));
+        const auto lines = svg_title_lines(svg);
+        REQUIRE(lines.size() == 4);
+        CHECK(lines[0] + " " + lines[1] ==
+              "Not attention&#39;s weights: A from scores that were not scaled");
+        CHECK(lines[2] + " " + lines[3] ==
+              "Rows are queries, columns are keys; the right rule&#39;s weights, A_right, are "
+              "each head&#39;s step 10′ of the walk-through.");
+        check_title_fits(svg);
+    }
+    SECTION("a mistake that changes nothing keeps the title and says so") {
+        c.scale_by = attn::ScaleBy::d_model;
+        c.d_model = c.d_k;
+        const std::string svg =
+            attn::render_svg(attn::explain(attn::seeded_input("This is book", c), c));
+        const auto lines = svg_title_lines(svg);
+        REQUIRE(lines.size() == 3);
+        CHECK(lines[0] == "Attention weights A: rows are queries, columns are keys");
+        CHECK(lines[1] + " " + lines[2] ==
+              "Made from scores divided by √d_model, which here gives exactly the right "
+              "rule&#39;s weights (A_right, step 7′).");
+        check_title_fits(svg);
+    }
+    SECTION("the right rule: the title alone") {
+        const std::string svg =
+            attn::render_svg(attn::explain(attn::seeded_input("This is book", c), c));
+        CHECK(svg_title_lines(svg) ==
+              std::vector<std::string>{"Attention weights A: rows are queries, columns are keys"});
+        CHECK_THAT(svg, !Catch::Contains("<desc>"));
+    }
+}
+
+TEST_CASE("html: the heads grid and In short name a rule that is not the right one",
+          "[writers][html]") {
+    attn::Config c;
+    c.d_model = 6;
+    c.n_heads = 2;
+    const auto section = [](const std::string& page, const std::string& id) {
+        const auto begin = page.find("id=\"" + id + "\"");
+        REQUIRE(begin != std::string::npos);
+        return page.substr(begin, page.find("</section>", begin) - begin);
+    };
+    SECTION("softmax over each key") {
+        c.softmax_over = attn::SoftmaxOver::columns;
+        const std::string page = attn::render_html(
+            attn::explain(attn::seeded_input("This is book", c), c), attn::TextStyle{});
+        const std::string grid = section(page, "heads");
+        CHECK_THAT(grid, Catch::Contains("<h2>Every head's weights, not attention's: A from one "
+                                         "softmax per key (over its queries)</h2>"));
+        CHECK_THAT(grid, Catch::Contains("The right rule&#39;s weights, A_right, are each "
+                                         "head&#39;s step 8′ of the walk-through.</p>"));
+        CHECK_THAT(grid, !Catch::Contains("attention weights"));
+        const std::string in_short = section(page, "result");
+        CHECK_THAT(in_short,
+                   Catch::Contains("<p class=\"note\">Not attention&#39;s weights: A from one "
+                                   "softmax per key (over its queries). The right rule&#39;s "
+                                   "weights, A_right, are each head&#39;s step 8′ of the "
+                                   "walk-through.</p>"));
+        CHECK_THAT(in_short, Catch::Contains("the key it gives its largest weight, in each"));
+        // the lines view sends the reader to the step that holds them, not to a fixed number
+        CHECK_THAT(page, Catch::Contains("each head's step 8′ shows those weights."));
+    }
+    SECTION("not scaled") {
+        c.scale_by = attn::ScaleBy::none;
+        const std::string page = attn::render_html(
+            attn::explain(attn::seeded_input("This is book", c), c), attn::TextStyle{});
+        CHECK_THAT(section(page, "heads"),
+                   Catch::Contains("<h2>Every head's weights, not attention's: A from scores "
+                                   "that were not scaled</h2>"));
+        CHECK_THAT(section(page, "result"),
+                   Catch::Contains("<p class=\"note\">Not attention&#39;s weights: A from "
+                                   "scores that were not scaled."));
+    }
+    SECTION("the right rule: as before") {
+        const std::string page = attn::render_html(
+            attn::explain(attn::seeded_input("This is book", c), c), attn::TextStyle{});
+        CHECK_THAT(section(page, "heads"),
+                   Catch::Contains("<h2>Every head's attention weights</h2>\n<p class=\"note\">"
+                                   "The attention weights A of each of the 2 heads"));
+        CHECK_THAT(section(page, "result"), !Catch::Contains("class=\"note\""));
+        CHECK_THAT(section(page, "result"),
+                   Catch::Contains("the key it gives its largest attention weight"));
+    }
+}
