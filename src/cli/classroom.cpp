@@ -17,6 +17,61 @@
 #include "cli.hpp"
 
 namespace attn::cli {
+namespace {
+
+// The first score of `t` that is not a whole number, for a message: "query 'this', key
+// 'is': 0.4523" (with several heads, the head first). Empty when every score is whole.
+std::string fraction_found(const Trace& t) {
+    for (const Head& h : t.heads) {
+        const Matrix& s = h.scores;
+        for (std::size_t i = 0; i < s.rows(); ++i) {
+            for (std::size_t j = 0; j < s.cols(); ++j) {
+                if (s(i, j) != std::round(s(i, j))) {
+                    return fmt::format(
+                        "{}query '{}', key '{}': {}",
+                        t.heads.size() > 1 ? fmt::format("head {}, ", h.index + 1) : "",
+                        t.tokens[i], t.tokens[j], format_number(s(i, j), prose_digits, true));
+                }
+            }
+        }
+    }
+    return {};
+}
+
+// The worksheet's Trace. By hand unless --arith says otherwise, or unless a file's scores
+// are not whole numbers (scores_whole, the premise explain's note checks too): then ⌊S / r⌋
+// and 3^x would make a meaningless exercise, so the sheet is exact and a note says so. An
+// explicit --arith hand on such numbers is kept, with a warning (and the sheets' caveat).
+// Seeded numbers by hand are whole: their sheets never change here.
+Trace worksheet_trace(const Loaded& loaded, const WorksheetOptions& o, const std::string& file,
+                      std::vector<std::string>& notes) {
+    Trace trace = explain(loaded.input, loaded.config);
+    if (trace.config.arith != Arith::hand || scores_whole(trace)) {
+        return trace;
+    }
+    const std::string found =
+        fmt::format("the scores from {} are not whole numbers ({})",
+                    std::filesystem::path(file).filename().string(), fraction_found(trace));
+    const auto d = trace.config.d_k;
+    if (o.arith) {
+        notes.push_back(fmt::format(
+            "warning: {}, and the hand rules of --arith hand are meant for whole numbers: {}; "
+            "the sheets say so under their rules; --arith exact uses S / √{} and e^x",
+            found, hand_rules_misfit(trace), d));
+        return trace;
+    }
+    notes.push_back(fmt::format(
+        "note: {}, so the worksheet uses exact arithmetic (S / √{} and e^x), not the hand rules "
+        "(⌊S / {}⌋ and 3^x), which are meant for whole numbers; --arith hand forces the hand "
+        "rules",
+        found, d, static_cast<long long>(trace.rule.divisor())));
+    Config exact = loaded.config;
+    exact.arith = Arith::exact;
+    trace = Trace{};  // freed first: the exact run needs as much memory again
+    return explain(loaded.input, exact);
+}
+
+}  // namespace
 
 int run_worksheet(const WorksheetOptions& o, Io& io) {
     ExplainOptions in = o.input;
@@ -27,7 +82,7 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
         in.d_model = 4;  // small enough for pencil and paper
     }
     InputSpec spec = to_spec(in);
-    spec.arith = choice<Arith>(Field::arith, o.arith);
+    spec.arith = choice<Arith>(Field::arith, o.arith.value_or("hand"));
     TextStyle style;
     style.precision = 4;
     style.layout = choice<Layout>(Field::layout, o.layout);
@@ -48,7 +103,8 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
     }
     check_outputs(outputs, input_targets(spec), o.force);
     const Loaded loaded = load_input(spec);
-    const Trace trace = explain(loaded.input, loaded.config);
+    std::vector<std::string> notes;  // printed once the files are written
+    const Trace trace = worksheet_trace(loaded, o, in.qkv.empty() ? in.model : in.qkv, notes);
     check_layout(trace, style.layout);
     const auto steps = steps_in(trace, style.layout);
     const std::vector<std::string> blank =
@@ -93,6 +149,9 @@ int run_worksheet(const WorksheetOptions& o, Io& io) {
         if (!w.in_place.empty()) {
             io.err << "attn: note: " << shown(describe(w)) << '\n';
         }
+    }
+    for (const auto& note : notes) {
+        io.err << "attn: " << shown(note) << '\n';
     }
     io.err << fmt::format(
         "attn: wrote {0}/worksheet.md and .html (for the student), {0}/answer-key.md and .html "

@@ -173,7 +173,8 @@ int run_train(const TrainOptions& options, Io& io);
 /// The options of `attn worksheet`.
 struct WorksheetOptions {
     ExplainOptions input;  ///< the sentence, seed, sizes, mask and tokenizer, --model, --qkv
-    std::string arith = "hand";
+    /// hand or exact; unset: hand, or exact for a file whose scores are not whole numbers
+    std::optional<std::string> arith;
     std::string layout = "row";  ///< row, or col: tokens are columns
     std::string blank;           ///< steps to leave blank; empty: every computed step
     std::string output = "worksheet";

@@ -2,6 +2,7 @@
 #include "attn/core/trace.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "steps.hpp"
 
@@ -102,6 +103,25 @@ std::size_t trace_bytes(const Trace& t) noexcept {
 
 const Head& head_of(const Trace& trace, const Step& step) {
     return trace.heads.at(step.head == 0 ? 0 : step.head - 1);
+}
+
+bool scores_whole(const Trace& trace) noexcept {
+    for (const Head& h : trace.heads) {
+        for (double s : h.scores.data()) {
+            if (s != std::round(s)) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+double hand_difference(const Trace& trace) noexcept {
+    double most = 0.0;
+    for (const Head& h : trace.heads) {
+        most = std::max(most, h.hand_difference);
+    }
+    return most;
 }
 
 }  // namespace attn

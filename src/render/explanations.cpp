@@ -108,18 +108,6 @@ std::string scores_text(const Step& step) {
            "queries, columns are keys.";
 }
 
-// Whether every score of every head is a whole number (the hand rule's premise).
-bool scores_whole(const Trace& t) {
-    for (const Head& h : t.heads) {
-        for (double s : h.scores.data()) {
-            if (s != std::round(s)) {
-                return false;
-            }
-        }
-    }
-    return true;
-}
-
 std::string scaled_text(const Trace& t) {
     const WeightsRule& rule = t.rule;
     if (!rule.scales()) {

@@ -123,16 +123,27 @@ void table(toolkit::Spool& out, const Step& step, bool blank, int precision, con
     out += m.end;
 }
 
+// The caveat of a sheet by hand whose scores are not whole numbers; empty otherwise.
+std::string caveat(const Trace& t) {
+    const std::string misfit = hand_rules_misfit(t);
+    return misfit.empty() ? misfit
+                          : "Caution: the hand rules are meant for whole numbers, and these "
+                            "scores are not: " +
+                                misfit + ".";
+}
+
 std::string rules(const Trace& t, Layout layout) {
     const std::string_view along =
         layout == Layout::col ? "down each column (one column per query)" : "along each row";
     if (t.config.arith == Arith::hand) {
+        const std::string warning = caveat(t);
         return fmt::format(
             "Rules for pencil and paper: scale by ⌊S / {}⌋ (round down) in place of S / √{}, and "
             "use 3^x in place of e^x in softmax: A = 3^(s − max) / Σ 3^(s − max) {}. Write "
             "fractions as decimals to two places (3/7 = 0.43); answers within 0.05 of the right "
-            "value count as right.",
-            static_cast<int>(t.rule.divisor()), t.config.d_k, along);
+            "value count as right.{}{}",
+            static_cast<int>(t.rule.divisor()), t.config.d_k, along, warning.empty() ? "" : " ",
+            warning);
     }
     return fmt::format(
         "Rules: S′ = S / √d_k, and softmax {}, A = e^(s − max) / Σ e^(s − max). Write numbers "
@@ -172,6 +183,45 @@ std::string header(const Trace& t, toolkit::Escape escape, std::string_view bold
 }
 
 }  // namespace
+
+std::string hand_rules_misfit(const Trace& t) {
+    if (t.config.arith != Arith::hand || scores_whole(t)) {
+        return {};
+    }
+    // the values ⌊S / r⌋ leaves: a few of them for many scores is an exercise that says little
+    std::vector<double> values;
+    std::size_t n_scores = 0;
+    for (const Head& h : t.heads) {
+        values.insert(values.end(), h.scaled_scores.data().begin(), h.scaled_scores.data().end());
+        n_scores += h.scaled_scores.size();
+    }
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    std::string left;
+    if (values.size() == 1) {
+        left = fmt::format(" (here all {} scaled scores are {})", n_scores,
+                           format_tidy(values.front(), prose_digits, true));
+    } else if (values.size() <= 3) {
+        std::vector<std::string> shown_values;
+        for (double v : values) {
+            shown_values.push_back(format_tidy(v, prose_digits, true));
+        }
+        const std::string last = shown_values.back();
+        shown_values.pop_back();
+        std::string listed;
+        for (const auto& v : shown_values) {
+            listed += (listed.empty() ? "" : ", ") + v;
+        }
+        left = fmt::format(" (here the {} scaled scores take only the values {} and {})", n_scores,
+                           listed, last);
+    }
+    return fmt::format(
+        "⌊S / {}⌋ drops their fractions{}, so the hand weights are as much as {} away from the "
+        "exact ones (softmax with e^x of S / √{})",
+        static_cast<long long>(t.rule.divisor()), left,
+        format_number(hand_difference(t), prose_digits, true),
+        t.rule.scale_by == ScaleBy::d_model ? t.config.d_model : t.config.d_k);
+}
 
 void render_worksheet(const Trace& t, const std::vector<std::string>& blank, bool answer_key,
                       const TextStyle& style, const Sink& sink) {
@@ -350,18 +400,21 @@ std::string render_answers_template(const Trace& t, const std::vector<std::strin
             answers[step.id] = Json(step.shape.rows, row);
         }
     }
-    const Json tmpl = {
-        {"schema", "attn.answers"},
-        {"schema_version", 1},
-        {"instructions",
-         layout == Layout::col
-             ? "Replace each null with your number (write \"-inf\" for minus infinity), each "
-               "step's rows and columns as the worksheet shows them (\"layout\": \"col\": "
-               "tokens are columns), then run: attn check THIS-FILE"
-             : "Replace each null with your number (write \"-inf\" for minus infinity), then "
-               "run: attn check THIS-FILE"},
-        {"worksheet", settings(t, layout)},
-        {"answers", std::move(answers)}};
+    std::string instructions =
+        layout == Layout::col
+            ? "Replace each null with your number (write \"-inf\" for minus infinity), each "
+              "step's rows and columns as the worksheet shows them (\"layout\": \"col\": "
+              "tokens are columns), then run: attn check THIS-FILE"
+            : "Replace each null with your number (write \"-inf\" for minus infinity), then "
+              "run: attn check THIS-FILE";
+    if (const std::string warning = caveat(t); !warning.empty()) {
+        instructions += ". " + warning;
+    }
+    const Json tmpl = {{"schema", "attn.answers"},
+                       {"schema_version", 1},
+                       {"instructions", std::move(instructions)},
+                       {"worksheet", settings(t, layout)},
+                       {"answers", std::move(answers)}};
     return json_layout::write(tmpl) + "\n";
 }
 

@@ -288,6 +288,16 @@ std::string_view base_id(std::string_view id) noexcept;
 /// The head a step belongs to (the only head for shared steps of a one-head trace).
 const Head& head_of(const Trace& trace, const Step& step);
 
+/// Whether every score of every head is a whole number: the premise of the hand rules
+/// (⌊S / r⌋, 3^x), which seeded --arith hand numbers always meet. Where it fails, ⌊ ⌋ also
+/// drops the scores' fractions and the hand weights can be far from the exact ones (each
+/// head's `hand_difference` says how far).
+bool scores_whole(const Trace& trace) noexcept;
+
+/// The largest difference between a hand weight and the exact one, over every head (0 when
+/// the arithmetic is exact).
+double hand_difference(const Trace& trace) noexcept;
+
 /// The version of the JSON dump format written by render_json and read by --from.
 inline constexpr int json_schema_version = 1;
 

@@ -240,6 +240,12 @@ std::string render_worksheet_html(const Trace& trace, const std::vector<std::str
 void render_worksheet_html(const Trace& trace, const std::vector<std::string>& blank,
                            bool answer_key, const TextStyle& style, const Sink& sink);
 
+/// What the hand rules do to scores that are not whole numbers, when `trace` is by hand and
+/// its scores are not whole (scores_whole): "⌊S / 2⌋ drops their fractions (...), so the hand
+/// weights are as much as 0.4167 away from the exact ones (softmax with e^x of S / √3)", the
+/// numbers this trace's. Empty otherwise. The worksheet's caveat and attn worksheet's warning.
+std::string hand_rules_misfit(const Trace& trace);
+
 /// The answers template: the worksheet's settings (and the numbers a file gave it) and a
 /// null for every blank cell, each step's cells as `layout` shows them.
 std::string render_answers_template(const Trace& trace, const std::vector<std::string>& blank,
