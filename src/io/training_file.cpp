@@ -75,7 +75,7 @@ Training training(const Reader& r, const Value& obj, const std::string& where, b
     for (std::size_t i = 0; i < list.items.size(); ++i) {
         const Value& item = list.items[i];
         const std::string name = r.string_value(item, index(list_where, i));
-        const auto part = std::find(trainable_parts.begin(), trainable_parts.end(), name);
+        const auto* const part = std::find(trainable_parts.begin(), trainable_parts.end(), name);
         if (part == trainable_parts.end()) {
             r.fail(item, index(list_where, i),
                    fmt::format("found \"{}\", expected one of \"W_Q\", \"W_K\", \"W_V\", "

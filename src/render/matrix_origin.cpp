@@ -30,6 +30,7 @@ std::string matrix_origin(const Trace& t, std::string_view part) {
         }
         // what it did train, of the parts this run's numbers could come from
         std::vector<std::string> changed;
+        changed.reserve(trained.size());
         for (const auto& name : trained) {
             changed.push_back(name == "embeddings"  ? "the embeddings"
                               : name == "positions" ? "the positions"

@@ -2,6 +2,7 @@
 // --softmax-over columns or all): what made its weights, whether that changed them, and where
 // the right rule's weights are. One description, which --why on A_right, the SVG's title and
 // the HTML page's grid and summary all use.
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -26,15 +27,11 @@ std::string rule_mistake(const Trace& t) {
 }
 
 bool same_as_right(const Trace& t) {
-    for (const Head& head : t.heads) {
-        if (head.correct_attention.empty()) {
-            continue;  // the right rule: nothing to compare
-        }
-        if (head.correct_attention.data() != head.attention.data()) {
-            return false;
-        }
-    }
-    return true;
+    // a head under the right rule has no correct_attention: nothing to compare
+    return std::ranges::all_of(t.heads, [](const Head& head) {
+        return head.correct_attention.empty() ||
+               head.correct_attention.data() == head.attention.data();
+    });
 }
 
 std::string right_weights_step(const Trace& t) {

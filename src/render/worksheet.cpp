@@ -203,6 +203,7 @@ std::string hand_rules_misfit(const Trace& t) {
                            format_tidy(values.front(), prose_digits, true));
     } else if (values.size() <= 3) {
         std::vector<std::string> shown_values;
+        shown_values.reserve(values.size());
         for (double v : values) {
             shown_values.push_back(format_tidy(v, prose_digits, true));
         }
