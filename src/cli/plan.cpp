@@ -91,57 +91,6 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
 
 namespace {
 
-// A file's description was written for the file's own settings (its sentence, mask and
-// positions, the right rule, exact arithmetic). When this run changes any of them, the
-// description is kept but says so, so that its claims are not passed off as true for the
-// numbers of this run.
-std::string described_for(const std::string& description, const std::string& path,
-                          const InputSpec& spec, const Config& c,
-                          const std::optional<std::string>& file_sentence, MaskKind file_mask,
-                          PositionKind file_positions) {
-    std::vector<std::string> changes;
-    if (spec.sentence && file_sentence && *spec.sentence != *file_sentence) {
-        changes.emplace_back("the sentence");
-    }
-    if (c.mask != file_mask) {
-        changes.push_back(spec.mask_path ? std::string("--mask FILE")
-                                         : fmt::format("--mask {}", to_string(c.mask)));
-    }
-    if (c.positions != file_positions) {
-        changes.push_back(spec.positions_path
-                              ? std::string("--positions FILE")
-                              : fmt::format("--positions {}", to_string(c.positions)));
-    }
-    if (c.scale_by != ScaleBy::d_k) {
-        changes.push_back(fmt::format("--scale-by {}", to_string(c.scale_by)));
-    }
-    if (c.softmax_over != SoftmaxOver::rows) {
-        changes.push_back(fmt::format("--softmax-over {}", to_string(c.softmax_over)));
-    }
-    // a description that speaks of working by hand was written for hand arithmetic
-    const bool for_hand = description.find("by hand") != std::string::npos ||
-                          description.find("--arith hand") != std::string::npos;
-    if (c.arith != Arith::exact && !for_hand) {
-        changes.push_back(fmt::format("--arith {}", to_string(c.arith)));
-    }
-    if (spec.pad_to) {
-        changes.emplace_back("--pad-to");
-    }
-    if (spec.lowercase || spec.chars) {
-        changes.emplace_back(spec.chars ? "--chars" : "--lowercase");
-    }
-    // a description that names the option as this run gives it was written for it
-    std::erase_if(changes, [&description](const std::string& change) {
-        return change.starts_with("--") && description.find(change) != std::string::npos;
-    });
-    if (changes.empty()) {
-        return description;
-    }
-    return fmt::format("{} [the words of {}, written for its own settings, which {} {} here]",
-                       description, std::filesystem::path(path).filename().string(),
-                       listed(changes), changes.size() == 1 ? "changes" : "change");
-}
-
 // A lesson that starts from Q, K and V (--qkv): one head, no embeddings, weights, positions
 // or padding. The rows are named by the sentence given (its tokens must be as many as the
 // rows), else by the file's "tokens", else t0, t1, ...
@@ -391,9 +340,11 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
     // tokens, and seeded numbers for what no file gives
     in = seeded_input(sentence, c, SeedParts{.embeddings = !table, .weights = !weights});
     if (model && model->description) {
-        in.description = described_for(*model->description, model->path, spec, c, model->sentence,
-                                       model->mask.value_or(MaskKind::none),
-                                       model->positions.value_or(PositionKind::none));
+        in.description = described_for(
+            *model->description, model->path, spec, c, model->sentence,
+            model->mask.value_or(MaskKind::none), model->positions.value_or(PositionKind::none),
+            {model->weights && weights_path != model->path ? "--weights FILE" : "",
+             model->embeddings && table && table->path != model->path ? "--embeddings FILE" : ""});
     }
     in.training = model ? model->training : std::nullopt;  // what attn train learned of it
     if (table) {

@@ -68,6 +68,17 @@ Matrix embeddings_of(const EmbeddingTable& table, const std::vector<std::string>
                      UnknownTokens unknown, std::uint64_t seed, Source& source,
                      std::string_view whose = "of the sentence", std::size_t first = 0);
 
+/// A file's description as this run shows it (description.cpp): written for the file's own
+/// settings (its sentence, mask and positions, its weights and embeddings, the right rule, exact
+/// arithmetic), it is kept but says which of them this run changes ("[the words of F, written
+/// for its own settings, which --mask causal changes here]"). `replaced`: what replaced the
+/// file's own numbers ("--weights FILE"; empty strings are skipped).
+std::string described_for(const std::string& description, const std::string& path,
+                          const InputSpec& spec, const Config& c,
+                          const std::optional<std::string>& file_sentence, MaskKind file_mask,
+                          PositionKind file_positions,
+                          const std::vector<std::string>& replaced = {});
+
 /// The row of X that `token`, swapped in at index `at` by a what-if (--set tokens[I]=...),
 /// gets as the run's own tokens got theirs: from the embeddings file or the model file `spec`
 /// names, else seeded from the seed. A token missing from the file is an error listing it with

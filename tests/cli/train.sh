@@ -139,4 +139,13 @@ EOF
     cmp -s "$dir/learned-$task.json" "$file" \
         || fail "data/examples/learned-$task.json is not what '$command' makes (regenerate it: docs/training.md)"
 done
+# other weights in place of a learned model's: its description is said to be written for its
+# own, and no matrix is said to be learned
+/usr/bin/python3 -c 'import json; r = [[0.1 * ((i + j) % 5 - 2) for j in range(8)] for i in range(24)]
+print(json.dumps({"W_Q": r, "W_K": r, "W_V": r}))' >"$dir/other-weights.json"
+"$attn" explain --model "$src/data/examples/learned-coreference.json" --weights "$dir/other-weights.json" \
+    --steps W_Q --width 1000 --color never >"$dir/other" 2>&1 || { cat "$dir/other"; fail "--model with --weights failed"; }
+grep -q "written for its own settings, which --weights FILE changes here" "$dir/other" \
+    || { cat "$dir/other"; fail "the learned description is not caveated under --weights"; }
+grep -q "Here it was learned" "$dir/other" && fail "other weights are said to be learned"
 echo ok
