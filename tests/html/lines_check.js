@@ -27,15 +27,16 @@ const weightsOf = (name, heads) => {
 };
 
 // The query the lines view starts on, as the bars under the tables start: among the queries
-// that give more than one key a nonzero weight in some head, the one with the largest weight in
-// any head (the first of equals); the first query when none does.
+// that give more than one key a nonzero weight in some head, the most focused: the largest
+// weight times the keys weighed (how many even shares it is), in any head (the first of
+// equals); the first query when none does.
 const tellingQuery = (heads) => {
   const queries = heads[0].map((_, q) => ({
     q, informative: heads.some((rows) => rows[q].filter((w) => w > 0).length > 1),
-    largest: Math.max(...heads.map((rows) => Math.max(...rows[q]))) }));
+    focus: Math.max(...heads.map((rows) => Math.max(...rows[q]) * rows[q].filter((w) => w > 0).length)) }));
   const pool = queries.some((x) => x.informative) ? queries.filter((x) => x.informative) : queries;
-  const top = Math.max(...pool.map((x) => x.largest));
-  return pool.find((x) => x.largest === top).q;
+  const top = Math.max(...pool.map((x) => x.focus));
+  return pool.find((x) => x.focus === top).q;
 };
 
 const sentence = 'The cat sat on the mat';

@@ -27,6 +27,9 @@ run(['explain', sentence, '--heads', '3', '--mask', 'causal', '--json', file('he
      '--html', file('heads.html'), '--format', 'none']);
 run(['explain', 'This is book', '--json', file('plain.json'), '--html', file('plain.html'),
      '--format', 'none']);
+// A and A_right tables of a wrong rule, with two heads: all start on one row
+run(['explain', sentence, '--heads', '2', '--softmax-over', 'columns', '--html', file('columns.html'),
+     '--format', 'none']);
 const hostile = ['<script>window.__pwned=1</script>', '<img/src=x/onerror=window.__pwned=2>',
                  '&lt;b&gt;'];
 fs.writeFileSync(file('hostile-qkv.json'), JSON.stringify({
@@ -41,9 +44,11 @@ run(['explain', long, '--heads', '2', '--html', file('long.html'), '--format', '
   try {
     const open = (name) => loadPage(page, problems, check, file(name));
 
-    // 1. the bars under each attention table start on a row with more than one nonzero
-    // weight, the most focused of those
-    for (const name of ['causal', 'heads', 'plain']) {
+    // 1. the bars under every attention table, and the lines view, start on one row of the
+    // page: among the rows with more than one nonzero weight in some table, the one whose
+    // largest weight times its nonzero count (even shares) is the largest in any table; with a
+    // causal mask never the first row, and not an early row for its few keys
+    for (const name of ['causal', 'heads', 'plain', 'columns']) {
       await open(name + '.html');
       const tables = await page.evaluate(() => Array.from(document.querySelectorAll('table.attention'), (t) => ({
         step: t.getAttribute('data-step'),
@@ -52,19 +57,24 @@ run(['explain', long, '--heads', '2', '--html', file('long.html'), '--format', '
           active: tr.classList.contains('active'),
           weights: Array.from(tr.querySelectorAll('td[data-v]'), (td) => Number(td.getAttribute('data-v'))) })),
         bars: document.getElementById('bars-' + t.getAttribute('data-step')).querySelector('b').textContent })));
+      const lines = await page.evaluate(() => Number(document.querySelector('#lines-view svg').getAttribute('data-query')));
       check(tables.length > 0, `${name}: attention tables`);
+      const n = tables[0].rows.length;
+      const nonzero = (ws) => ws.filter((w) => w > 0).length;
+      const informative = (q) => tables.some((t) => nonzero(t.rows[q].weights) > 1);
+      const focus = (q) => Math.max(...tables.map((t) => Math.max(...t.rows[q].weights) * nonzero(t.rows[q].weights)));
+      const pool = [...Array(n).keys()].filter(informative);
+      const top = Math.max(...pool.map(focus));
+      const want = pool.find((q) => focus(q) === top);
+      check(want > 0 || name === 'plain', `${name}: the telling row is not the first`);
+      check(lines === want, `${name}: the lines view starts on query ${lines}, expected ${want}`);
       for (const t of tables) {
-        const active = t.rows.filter((r) => r.active);
-        check(active.length === 1, `${name} ${t.step}: ${active.length} rows active`);
-        if (active.length !== 1) { continue; }
-        const a = active[0];
-        const spread = t.rows.filter((r) => r.weights.filter((w) => w > 0).length > 1);
-        const best = Math.max(...spread.map((r) => Math.max(...r.weights)));
-        check(a.weights.filter((w) => w > 0).length > 1,
-              `${name} ${t.step}: the bars start on '${a.label}', whose only nonzero weight is ${Math.max(...a.weights)}`);
-        check(Math.max(...a.weights) === best,
-              `${name} ${t.step}: the bars start on '${a.label}' (largest weight ${Math.max(...a.weights)}), not the most focused row (${best})`);
-        check(t.bars === a.label, `${name} ${t.step}: the bars name '${t.bars}', the active row is '${a.label}'`);
+        const active = t.rows.map((r, q) => (r.active ? q : -1)).filter((q) => q >= 0);
+        check(active.length === 1 && active[0] === want,
+              `${name} ${t.step}: rows ${active} active, expected only ${want}`);
+        if (active.length === 1) {
+          check(t.bars === t.rows[active[0]].label, `${name} ${t.step}: the bars name '${t.bars}', the active row is '${t.rows[active[0]].label}'`);
+        }
       }
     }
 

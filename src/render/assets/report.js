@@ -53,21 +53,24 @@
   // The row a view starts on: the most focused among those that give more than one key a
   // nonzero weight, the most telling. A row with one such key (under a causal mask the first
   // token's) has its weight 1 whatever the numbers, so it tells nothing; when every row is like
-  // that, the first row. rows[q] holds query q's weights in each head shown (one list for a
-  // table, one per head for the lines view): "focused" is its largest weight in any head, and
-  // the first row wins a tie. Returns -1 for no rows.
+  // that, the first row. "Focused" is the largest weight times the number of keys weighed: how
+  // many times an even share it is (0.8 of 2 keys is 1.6 shares, 0.5 of 6 is 3), so that a
+  // causal mask's early rows, whose few keys make every weight large, do not win by that.
+  // rows[q] holds query q's weights in each table or head (the largest in any of them counts),
+  // and the first row wins a tie. Returns -1 for no rows.
   var mostTelling = function (rows) {
     var best = -1, bestRank = [-1, -1];
     rows.forEach(function (lists, q) {
-      var spread = 0, largest = 0;
+      var spread = 0, focus = 0;
       lists.forEach(function (weights) {
-        var nonzero = 0;
+        var nonzero = 0, largest = 0;
         weights.forEach(function (w) {
           if (typeof w === 'number' && w > 0) { nonzero++; largest = Math.max(largest, w); }
         });
         spread = Math.max(spread, nonzero);
+        focus = Math.max(focus, largest * nonzero);
       });
-      var rank = [spread > 1 ? 1 : 0, largest];
+      var rank = [spread > 1 ? 1 : 0, focus];
       if (rank[0] > bestRank[0] || (rank[0] === bestRank[0] && rank[1] > bestRank[1])) {
         bestRank = rank;
         best = q;
@@ -75,6 +78,19 @@
     });
     return best;
   };
+  // one start for the whole page: every attention table's bars (each head's, A and A_right)
+  // and the lines view begin on the same query, chosen over all of them
+  var weightsOf = function (tr) {
+    return Array.prototype.map.call(tr.querySelectorAll('td[data-v]'),
+                                    function (td) { return parseFloat(td.getAttribute('data-v')) || 0; });
+  };
+  var pageRows = [];
+  document.querySelectorAll('table.attention').forEach(function (table) {
+    table.querySelectorAll('th.query').forEach(function (th, q) {
+      (pageRows[q] = pageRows[q] || []).push(weightsOf(th.parentElement));
+    });
+  });
+  var pageStart = mostTelling(pageRows);
   // a query token of an attention table: highlight its row and draw its weights as bars
   document.querySelectorAll('table.attention').forEach(function (table) {
     var bars = document.getElementById('bars-' + table.getAttribute('data-step'));
@@ -116,13 +132,10 @@
       th.addEventListener('mouseenter', function () { activate(th.parentElement); });
       th.addEventListener('focus', function () { activate(th.parentElement); });
     });
-    // start on the most telling row (mostTelling, above); the lines view starts by the same rule
+    // start on the page's row (pageStart, above), the one the lines view starts on too
     var queryCells = table.querySelectorAll('th.query');
-    var start = mostTelling(Array.prototype.map.call(queryCells, function (th) {
-      return [Array.prototype.map.call(th.parentElement.querySelectorAll('td[data-v]'),
-                                       function (td) { return parseFloat(td.getAttribute('data-v')) || 0; })];
-    }));
-    var best = start < 0 ? null : queryCells[start].parentElement;
+    var best = pageStart >= 0 && pageStart < queryCells.length ? queryCells[pageStart].parentElement
+               : null;
     if (best) { activate(best); }
   });
   // compact heatmaps (a long input's T × T steps): drawn from their data, one pixel per cell
@@ -423,10 +436,12 @@
     svg.setAttribute('width', String(width));
     svg.setAttribute('height', String(board.getBoundingClientRect().height));
     svg.setAttribute('aria-hidden', 'true');
-    // start on the most telling query, as the bars under the tables do (mostTelling, above)
-    current = Math.max(0, mostTelling(labels.map(function (_, q) {
-      return lines.heads.map(function (weights) { return weights[q]; });
-    })));
+    // start on the page's row, as the bars under the tables do (pageStart, above); with no
+    // tables shown (--steps), the most telling query of the heads' weights
+    current = pageStart >= 0 && pageStart < labels.length ? pageStart
+              : Math.max(0, mostTelling(labels.map(function (_, q) {
+                return lines.heads.map(function (weights) { return weights[q]; });
+              })));
     draw(current);
   }
   root.setAttribute('data-tokens', String(tokens.length));
