@@ -61,6 +61,22 @@ ModelFile model(const Reader& r, const Value& root, const std::string& at) {
     if (const Value* v = root.find("weights")) {
         m.weights = reader::weights(r, *v, child(at, "weights"));
     }
+    if (m.training) {  // what it says was trained is in the file
+        const Value& list = r.require(*root.find("training"), child(at, "training"), "trained", "");
+        for (std::size_t i = 0; i < m.training->trained.size(); ++i) {
+            const std::string& part = m.training->trained[i];
+            const bool held = part == "embeddings"  ? m.embeddings.has_value()
+                              : part == "positions" ? m.positions_table.has_value()
+                              : part == "W_O"       ? m.weights && !m.weights->w_o.empty()
+                                                    : m.weights.has_value();
+            if (!held) {
+                r.fail(list, child(child(at, "training"), "trained"),
+                       fmt::format("\"{}\" is said to be trained, but the file has no {}; "
+                                   "expected only parts the file holds",
+                                   part, part == "positions" ? "table of positions" : part));
+            }
+        }
+    }
     if (!m.embeddings && !m.weights) {
         r.fail(root, at.empty() ? "the top level" : at,
                "there are neither \"embeddings\" nor \"weights\", expected at least one of them");

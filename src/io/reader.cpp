@@ -251,8 +251,11 @@ std::uint64_t seed_of(const Reader& r, const Value& seed, const std::string& whe
                whole_decimal ? "the seed is written with a decimal point or an exponent, "
                                "expected a whole number written without them (42, not 42.0), "
                                "0 to 2^64 - 1"
-               : !literal    ? "the seed is not a whole number, expected 0 to "
-                               "2^64 - 1"
+               : !seed.is(Type::number)
+                   ? fmt::format("found {}, expected the seed, a whole number from 0 to 2^64 - 1",
+                                 json::describe(seed.type))
+               : !literal                   ? "the seed is not a whole number, expected 0 to "
+                                              "2^64 - 1"
                : seed.text.starts_with('-') ? "the seed is negative, expected 0 to 2^64 - 1"
                                             : "the seed is larger than 2^64 - 1, expected 0 to "
                                               "2^64 - 1");

@@ -112,6 +112,43 @@ Training training(const Reader& r, const Value& obj, const std::string& where, b
                            "more right than there are",
                            t.held_out_right, t.held_out_total));
     }
+    // the command is the one that made these numbers: its task, seed, steps and rate are the
+    // record's (a file edited by hand may disagree, and the output would quote both)
+    std::vector<std::string> words;
+    for (std::size_t at = 0; at < t.command.size();) {
+        const std::size_t end = std::min(t.command.find(' ', at), t.command.size());
+        words.push_back(t.command.substr(at, end - at));
+        at = end + 1;
+    }
+    const auto option = [&words](std::string_view name) -> std::string {
+        const auto found = std::find(words.begin(), words.end(), name);
+        return found != words.end() && found + 1 != words.end() ? *(found + 1) : "";
+    };
+    const auto disagree = [&](std::string_view what, const std::string& in_command,
+                              const std::string& recorded) {
+        r.fail(command, child(where, "command"),
+               fmt::format("the command's {} is {}, but the record's is {}; expected a command "
+                           "that agrees with \"task\", \"seed\", \"steps\" and "
+                           "\"learning_rate\"",
+                           what, in_command.empty() ? "not given" : shown(in_command), recorded));
+    };
+    if (words.size() < 3 || words[2] != t.task) {
+        disagree("task", words.size() < 3 ? "" : words[2], t.task);
+    }
+    if (option("--seed") != std::to_string(t.seed)) {
+        disagree("--seed", option("--seed"), std::to_string(t.seed));
+    }
+    if (option("--steps") != std::to_string(t.steps)) {
+        disagree("--steps", option("--steps"), std::to_string(t.steps));
+    }
+    double lr_given = 0;
+    const std::string lr_text = option("--lr");
+    const auto [end, ec] =
+        std::from_chars(lr_text.data(), lr_text.data() + lr_text.size(), lr_given);
+    if (lr_text.empty() || ec != std::errc() || end != lr_text.data() + lr_text.size() ||
+        lr_given != t.learning_rate) {
+        disagree("--lr", lr_text, fmt::format("{}", t.learning_rate));
+    }
     if (in_dump) {
         t.file = r.string_value(r.require(obj, where, "file", "the model file's path"),
                                 child(where, "file"));

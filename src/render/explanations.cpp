@@ -245,6 +245,8 @@ std::string positions_text(const Trace& t, const Step& step) {
             " The sinusoidal table of the original Transformer uses a sine and a cosine of a "
             "different frequency in each pair of {}.",
             axis.others());
+    } else if (const std::string learned = training_origin(t, "positions"); !learned.empty()) {
+        out += " They are a table of numbers, not computed by a formula. " + learned;
     } else {
         out +=
             " Here they are read from a file, a table of numbers (as learned positions are "
@@ -329,11 +331,13 @@ std::string explanation(const Trace& t, const Step& step) {
     switch (step.op) {
         case StepOp::tokens:
             return t.gpt2 ? gpt2_tokens_text(t) : tokens_text(t);
-        case StepOp::embeddings:
+        case StepOp::embeddings: {
+            const std::string learned = training_origin(t, "embeddings");
             return fmt::format(
                 "Each token becomes a vector of d_model = {} numbers, looked up by its text: {} "
-                "i of X stands for token i, and a repeated word gets the same vector.",
-                t.config.d_model, axis.one());
+                "i of X stands for token i, and a repeated word gets the same vector.{}",
+                t.config.d_model, axis.one(), learned.empty() ? "" : " " + learned);
+        }
         case StepOp::positions:
             return positions_text(t, step);
         case StepOp::with_positions:

@@ -131,6 +131,11 @@ struct Axis {
 /// When the file is a model that attn train made (its "training"), whether this matrix is one it
 /// learned or a seeded one it kept (matrix_origin.cpp).
 std::string matrix_origin(const Trace& t, std::string_view part);
+/// For a part (W_Q, ..., "embeddings", "positions") this run reads from a model file that attn
+/// train made: "Here it was learned: attn train T trained it (N steps from seed S), and F holds
+/// the result." or "Here it is read from F, where attn train T kept it as seeded: it trained
+/// ... only." (they/them for embeddings and positions); else "".
+std::string training_origin(const Trace& t, std::string_view part);
 
 /// "0, 4 and 9"; a long list is cut: "0, 229, 245, 261, 551, … (14 in all)".
 std::string join_indices(const std::vector<std::size_t>& indices);
