@@ -68,7 +68,13 @@ Formula embeddings() {
 Formula positions(const Trace& t, bool columns) {
     Formula f;
     if (t.config.positions != PositionKind::sinusoidal) {
-        f.sym(sym("P")).op(Op::equals).word("positions from").word(t.positions_source.path);
+        // the file's name: the header says where it is (a worksheet for students shows no
+        // teacher's folders)
+        const std::string& path = t.positions_source.path;
+        f.sym(sym("P"))
+            .op(Op::equals)
+            .word("positions from")
+            .word(path.substr(path.rfind('/') + 1));
         return f;
     }
     const auto entry = [&](std::string column, std::string fn) {
