@@ -1,6 +1,8 @@
 // --steps: choosing steps by id, number, group or head.
 #include <algorithm>
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -11,13 +13,20 @@
 namespace attn::cli {
 namespace {
 // The error for ids that are not steps of this run: every one named (not only the first), each
-// with the id it is nearest to, if any ("wieghts": weights).
+// with the id it is nearest to ("wieghts": weights) or begins ("scaled": scaled_scores), or
+// what the run has instead (a head or a number past the last).
 std::string unknown_steps_message(const std::vector<std::string>& unknown,
                                   const std::vector<Step>& steps, const std::string& valid) {
     std::vector<std::string> ids;
+    std::size_t n_heads = 0;
+    std::size_t last_number = 0;
     for (const auto& s : steps) {
         ids.push_back(lower(s.id));
         ids.push_back(lower(std::string(base_id(s.id))));
+        n_heads = std::max(n_heads, s.head);
+        last_number = std::max<std::size_t>(
+            last_number,
+            std::stoul("0" + s.number.substr(0, s.number.find_first_not_of("0123456789"))));
     }
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
@@ -34,9 +43,11 @@ std::string unknown_steps_message(const std::vector<std::string>& unknown,
     };
     std::string names;
     std::string needs_mask;          // the first id of a step that only a masked run has
+    std::vector<std::string> notes;  // what the run has instead
     std::vector<std::string> meant;  // "'weights'" or "'weights' for 'wieghts'"
     for (std::size_t i = 0; i < unknown.size(); ++i) {
         const std::string& item = unknown[i];
+        const std::string text = lower(item);
         names += (i == 0                    ? ""
                   : i + 1 == unknown.size() ? " and "
                                             : ", ") +
@@ -48,28 +59,56 @@ std::string unknown_steps_message(const std::vector<std::string>& unknown,
             }
             continue;
         }
-        const auto near = nearest(lower(item), ids);
+        // a head this run does not have (head3.weights with two heads)
+        const std::size_t dot = text.find('.');
+        const std::string digits = !text.starts_with("head")  ? ""
+                                   : dot == std::string::npos ? text.substr(4)
+                                                              : text.substr(4, dot - 4);
+        if (!digits.empty() && digits.size() < 7 &&
+            digits.find_first_not_of("0123456789") == std::string::npos &&
+            std::stoul(digits) > n_heads) {
+            notes.push_back(fmt::format("this run has {}",
+                                        n_heads <= 1 ? std::string("one head, whose steps have no "
+                                                                   "headN. prefix")
+                                                     : fmt::format("heads 1 to {}", n_heads)));
+            continue;
+        }
+        // a number past the last
+        if (std::isdigit(static_cast<unsigned char>(item.front())) != 0) {
+            notes.push_back(fmt::format("the steps are numbered 1 to {}", last_number));
+            continue;
+        }
+        auto near = nearest(text, ids);
+        for (const auto& id : ids) {  // or the start of an id: "scaled" for scaled_scores
+            if (near.empty() && text.size() >= 3 && id.starts_with(text)) {
+                near.push_back(id);
+            }
+        }
         if (!near.empty()) {
             meant.push_back(unknown.size() == 1
                                 ? fmt::format("'{}'", as_spelled(near.front()))
                                 : fmt::format("'{}' for '{}'", as_spelled(near.front()), item));
         }
     }
-    std::string did_you_mean;
+    notes.erase(std::unique(notes.begin(), notes.end()), notes.end());
+    std::string after;
+    for (const auto& note : notes) {
+        after += "; " + note;
+    }
     for (std::size_t i = 0; i < meant.size(); ++i) {
-        did_you_mean += (i == 0 ? "; did you mean " : ", ") + meant[i];
+        after += (i == 0 ? "; did you mean " : ", ") + meant[i];
     }
     if (!meant.empty()) {
-        did_you_mean += "?";
+        after += "?";
     }
     return fmt::format(
-        "--steps: {} {} this run{}, expected one of: {} (or their numbers, e.g. "
+        "--steps: {} {} this run{}, expected one of: {}, or their numbers (e.g. "
         "5 or 3a){}",
         names, unknown.size() == 1 ? "is not a step of" : "are not steps of",
         needs_mask.empty() ? ""
                            : fmt::format(" ({} needs --mask causal)",
                                          unknown.size() == 1 ? "it" : "'" + needs_mask + "'"),
-        valid, did_you_mean);
+        valid, after);
 }
 }  // namespace
 

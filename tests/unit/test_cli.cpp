@@ -259,6 +259,15 @@ TEST_CASE("cli: --steps without a head selects that step of every head", "[cli][
                        Catch::Contains("did you mean 'weights' for 'wieghts', 'scores' for "
                                        "'scors'?"));
     }
+    // the start of an id, a number past the last, a head the run does not have
+    try {
+        (void)attn::cli::select_steps("scaled,42,head4.weights", steps);
+        FAIL("no error");
+    } catch (const attn::Error& e) {
+        CHECK_THAT(e.what(), Catch::Contains("this run has heads 1 to 3") &&
+                                 Catch::Contains("the steps are numbered 1 to ") &&
+                                 Catch::Contains("did you mean 'scaled_scores' for 'scaled'?"));
+    }
     try {
         (void)attn::cli::select_steps("nope,mask", steps);
         FAIL("no error");
