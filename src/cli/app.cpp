@@ -167,12 +167,20 @@ int run(const std::vector<std::string>& args, Io& io) {
         const CLI::Option* missing = where.get_option_no_throw(name);
         const std::string command = c != nullptr ? "attn " + where.get_name() : "attn";
         if (missing != nullptr) {
+            // the arguments the command needs: its positionals, then its required options
             std::string usage = command;
+            std::string required;
             for (const CLI::Option* o : where.get_options()) {
                 if (o->get_positional()) {
                     usage += " " + o->get_type_name();
+                } else if (o->get_required()) {
+                    required += fmt::format(
+                        " {}{} {}", o->get_lnames().empty() ? "-" : "--",
+                        o->get_lnames().empty() ? o->get_snames().front() : o->get_lnames().front(),
+                        o->get_type_name());
                 }
             }
+            usage += required;
             std::string about = missing->get_description();
             if (!about.empty()) {
                 about[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(about[0])));
@@ -184,10 +192,9 @@ int run(const std::vector<std::string>& args, Io& io) {
                                                      : "--" + missing->get_lnames().front()) +
                           " " + missing->get_type_name();
             io.err << fmt::format(
-                "attn: error: {} needs {}: {}; usage: {}{}\n  hint: run '{} "
-                "--help' for the options\n",
-                command, named, about, usage, missing->get_positional() ? "" : " " + named,
-                command);
+                "attn: error: {} needs {}: {}; usage: {}\n  hint: run '{} --help' for the "
+                "options\n",
+                command, named, about, usage, command);
             return 2;
         }
         io.err << "attn: error: " << shown(what, true) << "\n  hint: run '" << command

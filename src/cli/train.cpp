@@ -74,17 +74,9 @@ Task task_of(const std::string& name) {
     if (const auto task = parse_enum<Task>(name)) {
         return *task;
     }
-    std::vector<std::string> names;
-    names.reserve(EnumNames<Task>::names.size());
-    for (const auto& n : EnumNames<Task>::names) {
-        names.emplace_back(n.name);
-    }
-    const auto near = nearest(name, names);
-    throw Error(
-        ErrorKind::usage,
-        fmt::format(
-            "there is no task '{}', expected one of: {}{}", shown(name), enum_choices<Task>(),
-            near.empty() ? std::string() : fmt::format("; did you mean '{}'?", near.front())));
+    throw Error(ErrorKind::usage,
+                fmt::format("there is no task '{}', expected one of: {}{}", shown(name),
+                            enum_choices<Task>(), near_choice<Task>(name)));
 }
 
 std::size_t size_or(Field field, const std::optional<long long>& value, std::size_t fallback) {
