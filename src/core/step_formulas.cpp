@@ -53,8 +53,8 @@ Formula tokens(TokenMode mode) {
     return call("tokens", mode == TokenMode::chars ? "characters" : "words", "sentence");
 }
 
-Formula named_tokens() {
-    return call("tokens", "rows", "Q");
+Formula named_tokens(bool columns) {
+    return call("tokens", columns ? "columns" : "rows", "Q");
 }
 
 Formula bpe_tokens() {

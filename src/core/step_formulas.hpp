@@ -18,8 +18,9 @@ Symbol primed(Symbol s, bool masked = false);
 
 /// tokens = words(sentence), or characters(sentence).
 Formula tokens(TokenMode mode);
-/// tokens = rows(Q): the tokens name the rows of given Q, K and V.
-Formula named_tokens();
+/// tokens = rows(Q), or columns(Q) in the column layout: the tokens name the rows of given Q, K
+/// and V (the columns as the layout shows them).
+Formula named_tokens(bool columns);
 /// tokens = bpe(sentence): a checkpoint's own byte-level BPE.
 Formula bpe_tokens();
 /// X = embed(tokens).

@@ -254,7 +254,7 @@ std::vector<Step> build_steps(const Trace& t, bool columns) {
     tok.op = StepOp::tokens;
     tok.symbol = sym("tokens");
     tok.formula = t.gpt2           ? formula::bpe_tokens()
-                  : t.tokens_named ? formula::named_tokens()
+                  : t.tokens_named ? formula::named_tokens(columns)
                                    : formula::tokens(c.tokenizer.mode);
     tok.shape = {t.tokens.size(), 1};
     tok.kind = StepKind::tokens;

@@ -429,7 +429,7 @@
                      : ' (query ' + q + '): ' + drawn + (drawn === 1 ? ' line' : ' lines') +
                        ', one to each key it gives a nonzero weight' +
                        (count === 1 ? ''
-                        : heads.length === count ? ' in all ' + count + ' heads'
+                        : heads.length === count ? (count === 2 ? ' in both heads' : ' in all ' + count + ' heads')
                         : ' in ' + (heads.length === 1 ? 'head ' : 'heads ') + heads.join(', '));
       caption.appendChild(document.createTextNode(what));
     };
