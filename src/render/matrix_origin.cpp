@@ -49,7 +49,7 @@ std::string matrix_origin(const Trace& t, std::string_view part) {
         return fmt::format("In a trained model it is learned; here it is seeded from --seed {}.",
                            t.config.seed);
     }
-    const std::string learned = training_origin(t, part);
+    std::string learned = training_origin(t, part);
     if (learned.starts_with("Here it was learned")) {
         return learned;
     }
