@@ -344,7 +344,8 @@ Loaded assemble_input(const InputSpec& spec, const InputFiles& files) {
             *model->description, model->path, spec, c, model->sentence,
             model->mask.value_or(MaskKind::none), model->positions.value_or(PositionKind::none),
             {model->weights && weights_path != model->path ? "--weights FILE" : "",
-             model->embeddings && table && table->path != model->path ? "--embeddings FILE" : ""});
+             model->embeddings && table && table->path != model->path ? "--embeddings FILE" : "",
+             model->positions_table && spec.positions_path ? "--positions FILE" : ""});
     }
     in.training = model ? model->training : std::nullopt;  // what attn train learned of it
     if (table) {

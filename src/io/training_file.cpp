@@ -120,9 +120,18 @@ Training training(const Reader& r, const Value& obj, const std::string& where, b
         words.push_back(t.command.substr(at, end - at));
         at = end + 1;
     }
+    // an option's value, written "--seed 7" or "--seed=7"; "" when the command leaves it out
+    // (attn train's default then, which the record cannot be checked against)
     const auto option = [&words](std::string_view name) -> std::string {
-        const auto found = std::find(words.begin(), words.end(), name);
-        return found != words.end() && found + 1 != words.end() ? *(found + 1) : "";
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            if (words[i] == name && i + 1 < words.size()) {
+                return words[i + 1];
+            }
+            if (words[i].starts_with(std::string(name) + "=")) {
+                return words[i].substr(name.size() + 1);
+            }
+        }
+        return "";
     };
     const auto disagree = [&](std::string_view what, const std::string& in_command,
                               const std::string& recorded) {
@@ -135,18 +144,20 @@ Training training(const Reader& r, const Value& obj, const std::string& where, b
     if (words.size() < 3 || words[2] != t.task) {
         disagree("task", words.size() < 3 ? "" : words[2], t.task);
     }
-    if (option("--seed") != std::to_string(t.seed)) {
-        disagree("--seed", option("--seed"), std::to_string(t.seed));
+    if (const std::string seed = option("--seed");
+        !seed.empty() && seed != std::to_string(t.seed)) {
+        disagree("--seed", seed, std::to_string(t.seed));
     }
-    if (option("--steps") != std::to_string(t.steps)) {
-        disagree("--steps", option("--steps"), std::to_string(t.steps));
+    if (const std::string steps = option("--steps");
+        !steps.empty() && steps != std::to_string(t.steps)) {
+        disagree("--steps", steps, std::to_string(t.steps));
     }
     double lr_given = 0;
     const std::string lr_text = option("--lr");
     const auto [end, ec] =
         std::from_chars(lr_text.data(), lr_text.data() + lr_text.size(), lr_given);
-    if (lr_text.empty() || ec != std::errc() || end != lr_text.data() + lr_text.size() ||
-        lr_given != t.learning_rate) {
+    if (!lr_text.empty() && (ec != std::errc() || end != lr_text.data() + lr_text.size() ||
+                             lr_given != t.learning_rate)) {
         disagree("--lr", lr_text, fmt::format("{}", t.learning_rate));
     }
     if (in_dump) {

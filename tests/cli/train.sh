@@ -148,4 +148,13 @@ print(json.dumps({"W_Q": r, "W_K": r, "W_V": r}))' >"$dir/other-weights.json"
 grep -q "written for its own settings, which --weights FILE changes here" "$dir/other" \
     || { cat "$dir/other"; fail "the learned description is not caveated under --weights"; }
 grep -q "Here it was learned" "$dir/other" && fail "other weights are said to be learned"
+# another table of positions in place of a learned model's: the description is caveated too
+/usr/bin/python3 -c 'import json; print(json.dumps({"positions": [[0.1 * ((3 * i + j) % 7 - 3) for j in range(12)] for i in range(8)]}))' >"$dir/other-positions.json"
+"$attn" explain --model "$src/data/examples/learned-previous-token.json" --positions "$dir/other-positions.json" \
+    --steps weights --width 1000 --color never >"$dir/other-p" 2>&1 || { cat "$dir/other-p"; fail "--model with --positions failed"; }
+grep -q "which --positions FILE changes here" "$dir/other-p" \
+    || { cat "$dir/other-p"; fail "the learned description is not caveated under --positions FILE"; }
+# a recorded command written --seed=42, or leaving a default out, agrees with its record
+sed 's/--seed 42/--seed=42/; s/ --lr 0.2//' "$src/data/examples/learned-match.json" >"$dir/edited.json"
+"$attn" explain --model "$dir/edited.json" --steps tokens >/dev/null 2>&1 || fail "--seed=42 or a left-out --lr is refused"
 echo ok
