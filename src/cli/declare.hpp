@@ -54,8 +54,10 @@ CLI::Option* option(CLI::App& app, T& value, const OptionSpec& spec) {
         opt->check(non_empty_path());
     }
     if (!spec.aliases.empty()) {
-        opt->transform(CLI::Transformer(
-            std::map<std::string, std::string>(spec.aliases.begin(), spec.aliases.end())));
+        // the words the value may be are in the option's help; the alias map is not for --help
+        opt->transform(CLI::Transformer(std::map<std::string, std::string>(spec.aliases.begin(),
+                                                                           spec.aliases.end()))
+                           .description(""));
     }
     if (spec.show_default) {
         opt->capture_default_str();
