@@ -167,17 +167,23 @@ int run(const std::vector<std::string>& args, Io& io) {
         const CLI::Option* missing = where.get_option_no_throw(name);
         const std::string command = c != nullptr ? "attn " + where.get_name() : "attn";
         if (missing != nullptr) {
+            // an argument as the usage writes it: "B.json", or "--output MODEL.json"
+            const auto as_written = [](const CLI::Option& o) {
+                if (o.get_positional()) {
+                    return o.get_type_name();
+                }
+                return (o.get_lnames().empty() ? "-" + o.get_snames().front()
+                                               : "--" + o.get_lnames().front()) +
+                       " " + o.get_type_name();
+            };
             // the arguments the command needs: its positionals, then its required options
             std::string usage = command;
             std::string required;
             for (const CLI::Option* o : where.get_options()) {
                 if (o->get_positional()) {
-                    usage += " " + o->get_type_name();
+                    usage += " " + as_written(*o);
                 } else if (o->get_required()) {
-                    required += fmt::format(
-                        " {}{} {}", o->get_lnames().empty() ? "-" : "--",
-                        o->get_lnames().empty() ? o->get_snames().front() : o->get_lnames().front(),
-                        o->get_type_name());
+                    required += " " + as_written(*o);
                 }
             }
             usage += required;
@@ -185,16 +191,10 @@ int run(const std::vector<std::string>& args, Io& io) {
             if (!about.empty()) {
                 about[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(about[0])));
             }
-            const std::string named =
-                missing->get_positional()
-                    ? missing->get_type_name()
-                    : (missing->get_lnames().empty() ? "-" + missing->get_snames().front()
-                                                     : "--" + missing->get_lnames().front()) +
-                          " " + missing->get_type_name();
             io.err << fmt::format(
                 "attn: error: {} needs {}: {}; usage: {}\n  hint: run '{} --help' for the "
                 "options\n",
-                command, named, about, usage, command);
+                command, as_written(*missing), about, usage, command);
             return 2;
         }
         io.err << "attn: error: " << shown(what, true) << "\n  hint: run '" << command

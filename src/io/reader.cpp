@@ -66,9 +66,6 @@ std::string option_for(std::string_view schema) {
     return "";
 }
 
-std::string format_plain(const Value& v) {
-    return v.text.empty() ? fmt::format("{}", v.number) : v.text;
-}
 // A short quote of a wrong value, so the message shows what was found.
 std::string sample(const Value& v) {
     if (v.is(Type::string)) {
@@ -85,6 +82,10 @@ std::string sample(const Value& v) {
 }
 
 }  // namespace
+
+std::string format_plain(const Value& v) {
+    return v.text.empty() ? fmt::format("{}", v.number) : v.text;
+}
 
 std::string child(const std::string& path, std::string_view key) {
     if (is_identifier(key)) {

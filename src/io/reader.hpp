@@ -92,6 +92,9 @@ class Reader {
     std::string text_;  // the file's text, where the values' offsets point
 };
 
+/// A number as the file writes it: its text when the reader kept it, else the value.
+std::string format_plain(const Value& v);
+
 /// A seed, read exactly from the number's text: seeds go up to 2^64 - 1, past a double's 2^53.
 std::uint64_t seed_of(const Reader& r, const Value& seed, const std::string& where);
 /// One of `allowed`, spelled as the enum's table spells it (core/enums.hpp); else

@@ -14,11 +14,6 @@ namespace attn::reader {
 
 namespace {
 
-// A number as the file writes it (its text when the reader kept it).
-std::string plain(const Value& v) {
-    return v.text.empty() ? fmt::format("{}", v.number) : v.text;
-}
-
 // A count of graded tokens: a whole number written as one, from 0 to 2^32.
 std::size_t count_value(const Reader& r, const Value& v, const std::string& where) {
     std::size_t n = 0;
@@ -26,8 +21,9 @@ std::size_t count_value(const Reader& r, const Value& v, const std::string& wher
     if (!v.is(Type::number) || v.text.empty() || ec != std::errc() ||
         ptr != v.text.data() + v.text.size() || n > (std::size_t{1} << 32U)) {
         r.fail(v, where,
-               fmt::format("found {}, expected a whole number from 0 (a count of graded tokens)",
-                           v.is(Type::number) ? plain(v) : std::string(json::describe(v.type))));
+               fmt::format(
+                   "found {}, expected a whole number from 0 (a count of graded tokens)",
+                   v.is(Type::number) ? format_plain(v) : std::string(json::describe(v.type))));
     }
     return n;
 }
@@ -63,8 +59,9 @@ Training training(const Reader& r, const Value& obj, const std::string& where, b
     const Value& lr = r.require(obj, where, "learning_rate", "a number above 0");
     if (!lr.is(Type::number) || !std::isfinite(lr.number) || lr.number <= 0) {
         r.fail(lr, child(where, "learning_rate"),
-               fmt::format("found {}, expected a number above 0",
-                           lr.is(Type::number) ? plain(lr) : std::string(json::describe(lr.type))));
+               fmt::format(
+                   "found {}, expected a number above 0",
+                   lr.is(Type::number) ? format_plain(lr) : std::string(json::describe(lr.type))));
     }
     t.learning_rate = lr.number;
     const std::string list_where = child(where, "trained");

@@ -11,36 +11,57 @@
 
 namespace attn::lesson {
 
-std::string training_origin(const Trace& t, std::string_view part) {
+namespace {
+
+// What attn train did to `part` of this run: nothing known (its numbers do not come from a
+// model file that attn train made), trained it, or kept it as seeded.
+enum class Learned { unknown, trained, kept };
+
+Learned learned(const Trace& t, std::string_view part) {
     const Source& s = part == "embeddings"  ? t.embeddings_source
                       : part == "positions" ? t.positions_source
                                             : t.weights_source;
-    // only a model file made by attn train, whose numbers of this part this run uses
     if (!t.training || s.kind != Source::Kind::file || t.training->file != s.path) {
-        return {};
+        return Learned::unknown;
     }
+    const auto& trained = t.training->trained;
+    return std::find(trained.begin(), trained.end(), part) != trained.end() ? Learned::trained
+                                                                            : Learned::kept;
+}
+
+// "Here it was learned: ..." for a trained part; "here it is read from F, where attn train T
+// kept it as seeded: it trained ... only." for a kept one (`Here` capitalised or not).
+std::string training_words(const Trace& t, std::string_view part, Learned how_learned,
+                           std::string_view here) {
     const Training& how = *t.training;
     const bool plural = part == "embeddings" || part == "positions";
-    const std::string file = toolkit::terminal(s.path);
-    const auto& trained = how.trained;
-    if (std::find(trained.begin(), trained.end(), part) != trained.end()) {
+    const std::string file = toolkit::terminal(how.file);
+    if (how_learned == Learned::trained) {
         return fmt::format(
-            "Here {} learned: attn train {} trained {} ({} steps from seed {}), and {} holds the "
+            "{} {} learned: attn train {} trained {} ({} steps from seed {}), and {} holds the "
             "result.",
-            plural ? "they were" : "it was", how.task, plural ? "them" : "it", how.steps, how.seed,
-            file);
+            here, plural ? "they were" : "it was", how.task, plural ? "them" : "it", how.steps,
+            how.seed, file);
     }
     std::vector<std::string> changed;
-    changed.reserve(trained.size());
-    for (const auto& name : trained) {
+    changed.reserve(how.trained.size());
+    for (const auto& name : how.trained) {
         changed.push_back(name == "embeddings"  ? "the embeddings"
                           : name == "positions" ? "the positions"
                                                 : name);
     }
     return fmt::format(
-        "Here {} read from {}, where attn train {} kept {} as seeded: it trained {} "
+        "{} {} read from {}, where attn train {} kept {} as seeded: it trained {} "
         "only.",
-        plural ? "they are" : "it is", file, how.task, plural ? "them" : "it", join_list(changed));
+        here, plural ? "they are" : "it is", file, how.task, plural ? "them" : "it",
+        join_list(changed));
+}
+
+}  // namespace
+
+std::string training_origin(const Trace& t, std::string_view part) {
+    const Learned how = learned(t, part);
+    return how == Learned::unknown ? std::string() : training_words(t, part, how, "Here");
 }
 
 std::string matrix_origin(const Trace& t, std::string_view part) {
@@ -49,12 +70,14 @@ std::string matrix_origin(const Trace& t, std::string_view part) {
         return fmt::format("In a trained model it is learned; here it is seeded from --seed {}.",
                            t.config.seed);
     }
-    std::string learned = training_origin(t, part);
-    if (learned.starts_with("Here it was learned")) {
-        return learned;
-    }
-    if (!learned.empty()) {  // "Here it is read from F, where attn train kept it as seeded"
-        return "In a trained model it is learned; h" + learned.substr(1);
+    switch (learned(t, part)) {
+        case Learned::trained:
+            return training_words(t, part, Learned::trained, "Here");
+        case Learned::kept:
+            return "In a trained model it is learned; " +
+                   training_words(t, part, Learned::kept, "here");
+        case Learned::unknown:
+            break;
     }
     return fmt::format("In a trained model it is learned; here it is read from {}.",
                        toolkit::terminal(s.path));
