@@ -194,6 +194,7 @@ Trace explain_checkpoint(const ExplainOptions& o, std::size_t max_memory) {
     request.source = o.checkpoint;
     const CheckpointTensors tensors(ck.model);
     request.prefix = tensors.prefix();
+    reuse_freed_memory();  // every layer's weights are freed and taken again
     return explain_gpt2(request, c, tensors);
 }
 

@@ -20,13 +20,6 @@
 namespace attn {
 namespace {
 
-// y (T, n) = x (T, k) · w (k, n) + b (1, n): GPT-2's Conv1D, whose weight is [in, out]
-Matrix affine(const Matrix& x, const Matrix& w, const Matrix& b) {
-    Matrix y = matmul(x, w);
-    add_bias(y, b);
-    return y;
-}
-
 Matrix plus(const Matrix& a, const Matrix& b) {
     Matrix out = a;
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -97,16 +90,17 @@ Matrix mlp_of(const Gpt2Config& c, const Gpt2Tensors& tensors, std::size_t layer
     const Matrix ln = gpt2_layer_norm(
         x, tensors.matrix(gpt2_name(layer, "ln_2.weight"), {d}, "n_embd"),
         tensors.matrix(gpt2_name(layer, "ln_2.bias"), {d}, "n_embd"), c.layer_norm_epsilon);
-    Matrix hidden = affine(
-        ln, tensors.matrix(gpt2_name(layer, "mlp.c_fc.weight"), {d, inner}, "n_embd × n_inner"),
-        tensors.matrix(gpt2_name(layer, "mlp.c_fc.bias"), {inner}, "n_inner"));
+    // the MLP's weights (two thirds of a layer's) are multiplied straight from the file
+    Matrix hidden =
+        tensors.times(ln, gpt2_name(layer, "mlp.c_fc.weight"), {d, inner}, "n_embd × n_inner");
+    add_bias(hidden, tensors.matrix(gpt2_name(layer, "mlp.c_fc.bias"), {inner}, "n_inner"));
     for (double& v : hidden.data()) {
         v = gelu_new(v);
     }
-    return affine(
-        hidden,
-        tensors.matrix(gpt2_name(layer, "mlp.c_proj.weight"), {inner, d}, "n_inner × n_embd"),
-        tensors.matrix(gpt2_name(layer, "mlp.c_proj.bias"), {d}, "n_embd"));
+    Matrix out = tensors.times(hidden, gpt2_name(layer, "mlp.c_proj.weight"), {inner, d},
+                               "n_inner × n_embd");
+    add_bias(out, tensors.matrix(gpt2_name(layer, "mlp.c_proj.bias"), {d}, "n_embd"));
+    return out;
 }
 
 }  // namespace

@@ -236,6 +236,12 @@ Matrix CheckpointTensors::columns(const std::string& name, const std::vector<std
     return file_.columns(gpt2_tensor(file_, name), shape_of(shape), meaning, begin, count);
 }
 
+Matrix CheckpointTensors::times(const Matrix& x, const std::string& name,
+                                const std::vector<std::size_t>& shape,
+                                std::string_view meaning) const {
+    return file_.times(x, gpt2_tensor(file_, name), shape_of(shape), meaning);
+}
+
 std::string CheckpointTensors::prefix() const {
     return file_.find("wte.weight") == nullptr && file_.find("transformer.wte.weight") != nullptr
                ? "transformer."

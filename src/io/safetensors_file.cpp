@@ -10,12 +10,14 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "attn/core/error.hpp"
 #include "attn/core/input.hpp"
+#include "attn/core/ops.hpp"
 #include "attn/io/safetensors.hpp"
 
 namespace attn::safetensors {
@@ -351,6 +353,35 @@ Matrix File::columns(const Tensor& t, const Shape& expected, std::string_view me
     }
     release(span, to - from);
     return m;
+}
+
+Matrix File::times(const Matrix& x, const Tensor& t, const Shape& expected,
+                   std::string_view meaning) const {
+    check_shape(t, expected, meaning);
+    if (expected.size() != 2 || x.cols() != expected[0]) {
+        throw Error(ErrorKind::internal,
+                    fmt::format("a product of a {}×{} matrix and tensor \"{}\" of shape {}",
+                                x.rows(), x.cols(), shown(t.name), shape_text(expected)));
+    }
+    const std::size_t cols = expected[1];
+    const std::span<const unsigned char> all = bytes(t);
+    populate(all.data(), all.size());
+    try {
+        Matrix y = matmul_streamed(
+            x, cols,
+            [&](std::size_t row, std::size_t rows, std::size_t col, std::size_t n, double* out) {
+                for (std::size_t r = 0; r < rows; ++r) {
+                    convert(t, std::uint64_t{row + r} * cols + col, n, out + r * n, false);
+                }
+            });
+        release(all.data(), all.size());
+        return y;
+    } catch (const Error&) {
+        release(all.data(), all.size());
+        // threads may meet different bad numbers first: name the first in the tensor
+        (void)values(t);
+        throw;
+    }
 }
 
 Matrix File::rows(const Tensor& t, const Shape& expected, std::string_view meaning,

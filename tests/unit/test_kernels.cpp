@@ -63,6 +63,40 @@ TEST_CASE("the fast matmul equals the reference bit for bit, edges and threads i
     CHECK(attn::matmul(big_a, big_b) == attn::matmul_reference(big_a, big_b));
 }
 
+TEST_CASE("the streamed product equals the reference bit for bit, edges and threads included",
+          "[kernels]") {
+    const std::size_t threads = GENERATE(1U, 2U, 3U);
+    const Threads use(threads);
+    std::uint64_t seed = 500;
+    // rows of x past the 4-row blocks, columns past the 16-column blocks and past the
+    // 128-column slices, inner sizes past the 64-row chunks, and an empty inner size
+    for (const std::size_t n : {1U, 4U, 6U, 8U}) {
+        for (const std::size_t p : {0U, 1U, 63U, 64U, 130U}) {
+            for (const std::size_t m : {1U, 16U, 17U, 128U, 129U, 300U}) {
+                const Matrix x = noise(n, p, seed++);
+                const Matrix w = noise(p, m, seed++);
+                std::atomic<std::size_t> cells{0};
+                const Matrix y =
+                    attn::matmul_streamed(x, m,
+                                          [&](std::size_t row, std::size_t rows, std::size_t col,
+                                              std::size_t cols, double* out) {
+                                              REQUIRE(row + rows <= p);
+                                              REQUIRE(col + cols <= m);
+                                              for (std::size_t r = 0; r < rows; ++r) {
+                                                  for (std::size_t c = 0; c < cols; ++c) {
+                                                      out[r * cols + c] = w(row + r, col + c);
+                                                  }
+                                              }
+                                              cells += rows * cols;
+                                          });
+                INFO(n << "×" << p << " · " << p << "×" << m << ", " << threads << " threads");
+                CHECK(y == attn::matmul_reference(x, w));
+                CHECK(cells.load() == p * m);  // every number of w read once, none twice
+            }
+        }
+    }
+}
+
 TEST_CASE("the fast matmul keeps infinities, NaN and signed zeros as the reference does",
           "[kernels]") {
     const double inf = std::numeric_limits<double>::infinity();

@@ -64,6 +64,11 @@ class Gpt2Tensors {
                                          const std::vector<std::size_t>& shape,
                                          std::string_view meaning, std::size_t begin,
                                          std::size_t count) const = 0;
+    /// x (T, k) · the 2-D tensor `name` of shape (k, n), its numbers converted a block at a
+    /// time and never held whole (the MLP's weights of every layer): matmul_streamed.
+    [[nodiscard]] virtual Matrix times(const Matrix& x, const std::string& name,
+                                       const std::vector<std::size_t>& shape,
+                                       std::string_view meaning) const = 0;
 };
 
 /// What a walk through a checkpoint shows: the request gives it, the walk keeps it.

@@ -8,6 +8,7 @@
 ///   d_v     width of a value vector
 
 #include <cstddef>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,16 @@ Matrix matmul_transposed(const Matrix& a, const Matrix& b);
 /// in order of k, the worked arithmetic of the lesson. The fast kernels above must agree.
 Matrix matmul_reference(const Matrix& a, const Matrix& b);
 Matrix matmul_transposed_reference(const Matrix& a, const Matrix& b);
+
+/// Writes rows [row, row + rows) × columns [col, col + cols) of a matrix into out, row-major
+/// (rows × cols doubles). Called from several threads at once.
+using BlockReader = std::function<void(std::size_t row, std::size_t rows, std::size_t col,
+                                       std::size_t cols, double* out)>;
+
+/// y (n, m) = x (n, p) · w (p, m) where w is never held whole: `read` gives it a block at a
+/// time (GPT-2's MLP weights, converted from a checkpoint as they are used). Each cell is the
+/// same sum in the same order as matmul's, so the same bits.
+Matrix matmul_streamed(const Matrix& x, std::size_t m, const BlockReader& read);
 
 /// aᵀ (m, n) of a (n, m).
 Matrix transpose(const Matrix& a);

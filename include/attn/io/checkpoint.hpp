@@ -86,6 +86,9 @@ class CheckpointTensors final : public Gpt2Tensors {
     [[nodiscard]] Matrix columns(const std::string& name, const std::vector<std::size_t>& shape,
                                  std::string_view meaning, std::size_t begin,
                                  std::size_t count) const override;
+    [[nodiscard]] Matrix times(const Matrix& x, const std::string& name,
+                               const std::vector<std::size_t>& shape,
+                               std::string_view meaning) const override;
     /// "transformer." when the file's tensor names have the prefix, else "".
     [[nodiscard]] std::string prefix() const;
 

@@ -14,6 +14,14 @@ namespace attn {
 /// run takes no more than it checked. 0 where the allocator cannot say (a sanitizer's own).
 std::size_t heap_in_use() noexcept;
 
+/// Lets the allocator keep the blocks a run frees for its next ones: with glibc's malloc, a
+/// block of up to 32 MiB comes from the heap rather than a mapping of its own, and up to
+/// 64 MiB of free heap is kept rather than given back at once. A walk through a checkpoint
+/// frees and takes again the weights of every layer it passes (megabytes each); as mappings,
+/// each was fresh pages that the kernel faulted in and zeroed, and that was two fifths of a
+/// 124M-parameter run (docs/performance.md). No effect where the allocator is not glibc's.
+void reuse_freed_memory() noexcept;
+
 /// The budget of a run under `limit` (--max-memory) now: the limit and heap_in_use().
 inline MemoryBudget budget_now(std::size_t limit) noexcept {
     return {.limit = limit, .held = heap_in_use()};

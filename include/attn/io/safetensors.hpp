@@ -120,6 +120,13 @@ class File {
     [[nodiscard]] Matrix columns(const Tensor& t, const Shape& expected, std::string_view meaning,
                                  std::size_t begin, std::size_t count) const;
 
+    /// x (T, k) · a 2-D tensor of shape `expected` (k, n), the tensor converted a block at a
+    /// time as the product uses it (matmul_streamed) and its pages given back after: GPT-2's
+    /// MLP weights, never held whole as doubles. Throws as values() does, naming the first
+    /// element that is not finite.
+    [[nodiscard]] Matrix times(const Matrix& x, const Tensor& t, const Shape& expected,
+                               std::string_view meaning) const;
+
     /// "[768, 2304]", as messages write a shape.
     static std::string shape_text(const Shape& shape);
 
