@@ -13,6 +13,8 @@
 #include "attn/core/attention.hpp"
 #include "attn/core/error.hpp"
 #include "attn/core/gpt2.hpp"
+#include "attn/core/ops.hpp"
+#include "attn/core/parallel.hpp"
 
 namespace attn {
 std::string MemoryBudget::allows() const {
@@ -62,8 +64,13 @@ std::size_t gpt2_bytes(const Gpt2Config& g, std::size_t layer, std::size_t n_tok
     const long double t = static_cast<long double>(n_tokens);
     const long double d = static_cast<long double>(g.n_embd);
     const long double inner = static_cast<long double>(g.n_inner);
-    const long double mlp = 2 * d * inner + t * inner;  // c_fc, its c_proj, the hidden
-    const long double stream = 12 * t * d;              // wte, wpe, H, X, H′, M, ...
+    // the MLP's weights are multiplied from the mapping (matmul_streamed), never held as
+    // doubles: the pages of one of them mapped in while it is used (at most 8 bytes a
+    // number), a block of it per thread, and the hidden numbers
+    const long double mlp =
+        d * inner + static_cast<long double>(worker_threads() * matmul_streamed_block_doubles) +
+        t * inner;
+    const long double stream = 12 * t * d;  // wte, wpe, H, X, H′, M, ...
     const long double below = 4 * static_cast<long double>(layer) * t;  // ‖Δ‖ and ‖H‖
     const long double bytes =
         static_cast<long double>(estimate_bytes(c, n_tokens)) + 8 * (mlp + stream + below);

@@ -5,7 +5,6 @@
 #include <cstring>
 #include <vector>
 
-#include "attn/core/error.hpp"
 #include "attn/core/ops.hpp"
 #include "attn/core/parallel.hpp"
 
@@ -17,6 +16,7 @@ constexpr std::size_t kLanes = 8;          // doubles in one Vec
 constexpr std::size_t kCols = 2 * kLanes;  // columns of w (and y) per register block
 constexpr std::size_t kSlice = 128;        // columns of w per task: its rows' pieces stay in L2
 constexpr std::size_t kChunk = 64;         // rows of w converted at a time
+static_assert(kSlice * kChunk == matmul_streamed_block_doubles);
 
 using Vec = double __attribute__((vector_size(kLanes * sizeof(double))));
 

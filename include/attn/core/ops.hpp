@@ -40,6 +40,8 @@ using BlockReader = std::function<void(std::size_t row, std::size_t rows, std::s
 /// time (GPT-2's MLP weights, converted from a checkpoint as they are used). Each cell is the
 /// same sum in the same order as matmul's, so the same bits.
 Matrix matmul_streamed(const Matrix& x, std::size_t m, const BlockReader& read);
+/// The doubles matmul_streamed holds on each thread besides x and y: one block of w.
+inline constexpr std::size_t matmul_streamed_block_doubles = std::size_t{64} * 128;
 
 /// aᵀ (m, n) of a (n, m).
 Matrix transpose(const Matrix& a);
