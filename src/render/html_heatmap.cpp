@@ -21,8 +21,11 @@ namespace attn::report {
 namespace {
 
 constexpr std::size_t compact_above = 40;  // tokens: more, and a T × T step is a heatmap
-constexpr int blocked_level = 255;         // the level of a −∞ or blocked cell
-constexpr int top_level = 254;             // levels 0 to 254 are colours
+// cells: more, and any matrix is a heatmap (a checkpoint's 768 × 768 weights as a table are
+// 88 MB of page; as a heatmap, 7 MB)
+constexpr std::size_t compact_cells = 20000;
+constexpr int blocked_level = 255;  // the level of a −∞ or blocked cell
+constexpr int top_level = 254;      // levels 0 to 254 are colours
 
 // Base64 written as it is made, a few KiB at a time: the values of a 1,000-token step are 8 MB,
 // which as one string, then JSON, then a page would be several copies of (--max-memory).
@@ -76,8 +79,11 @@ std::string css(toolkit::Rgb c) {
 
 bool compact(const Trace& trace, const Step& step) {
     const std::size_t t = trace.tokens.size();
-    return t > compact_above && step.shape.rows == t && step.shape.cols == t &&
-           step.kind != StepKind::tokens;
+    if (step.kind == StepKind::tokens) {
+        return false;
+    }
+    return (t > compact_above && step.shape.rows == t && step.shape.cols == t) ||
+           step.shape.rows * step.shape.cols > compact_cells;
 }
 
 void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style, const Step* before) {
@@ -145,21 +151,26 @@ void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style, cons
         {"sums", sums_shown}};
     std::string head = script_safe(small.dump());
     head.pop_back();  // the object's '}': the streamed members come next
+    // a token × token step, or another large matrix (a checkpoint's weights: d_model × d_k)
+    const bool pairs = rows == cols && std::equal(step.row_labels.begin(), step.row_labels.end(),
+                                                  step.col_labels.begin(), step.col_labels.end());
     out += fmt::format(
         "<p class=\"note\">{} × {}: too many cells for a table, so each is a small square of "
-        "its colour{}. Hover a square for its tokens and value; click a row{} (or focus the "
+        "its colour{}. Hover a square for its {} and value; click a row{} (or focus the "
         "picture and use the arrow keys). The JSON dump (--json) has every value.</p>\n",
         rows, cols,
         weights ? ", each row shaded against its own largest weight (a row spread thin over "
                   "many keys has every weight near 1/T, which would be white on a scale from 0 "
                   "to 1)"
                 : "",
+        pairs ? "tokens" : "row, column",
         weights ? " to list the keys its query attends to most" : "");
     out += fmt::format(
         "<div class=\"heatmap\" data-step=\"{}\" tabindex=\"0\" role=\"img\" aria-label=\"{}: a "
-        "heatmap of {} rows (queries) and {} columns (keys)\"><canvas></canvas><div "
+        "heatmap of {} rows{} and {} columns{}\"><canvas></canvas><div "
         "class=\"cross row\"></div><div class=\"cross col\"></div></div>\n",
-        toolkit::html(step.id), toolkit::html(step.id), rows, cols);
+        toolkit::html(step.id), toolkit::html(step.id), rows, pairs ? " (queries)" : "", cols,
+        pairs ? " (keys)" : "");
     out += "<script type=\"application/json\" class=\"heatmap-data\">";
     out += head;
     // each cell's level on the palette

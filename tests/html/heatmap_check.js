@@ -3,6 +3,8 @@
 // 250,000 cells, and they stay usable: drawn with the page's colours, hover a square for its
 // tokens and value (the dump's, to the printed precision), click a row for the keys its query
 // attends to most, the arrow keys move along the cells, the page scrolls to the next heatmap.
+// And a matrix of more than 20,000 cells that is not token × token (W_Q of d_model 160) is a
+// heatmap too, its tooltip naming its row and column.
 //   node heatmap_check.js ATTN CHROMIUM [SCREENSHOT.png]
 'use strict';
 const fs = require('fs');
@@ -119,10 +121,39 @@ check(!/<table class="matrix attention"/.test(html), 'a 500 × 500 attention tab
     const maskedTip = await page.textContent('#tip');
     check(maskedTip === 'masked_scores[w20 (20), w300 (300)] = \u2212\u221e', 'a blocked cell\'s tooltip: ' + maskedTip);
     check(!(await page.isVisible('#bars-scores .row')), 'bars under a step that is not attention weights');
+
+    // a large matrix that is not token × token (a checkpoint's 768 × 768 weights): a heatmap
+    // too, named by its rows and columns, not tokens
+    const wide = path.join(dir, 'wide.html');
+    execFileSync(attn, ['explain', 'a b c', '--d-model', '160', '--d-k', '160', '--d-v', '160',
+                        '--html', wide, '--json', path.join(dir, 'wide.json'), '--format', 'none'],
+                 { stdio: ['ignore', 'ignore', 'inherit'] });
+    const wq = JSON.parse(fs.readFileSync(path.join(dir, 'wide.json'), 'utf8')).steps
+      .find((s) => s.id === 'W_Q').values;
+    const wideHtml = fs.readFileSync(wide, 'utf8');
+    const section = wideHtml.slice(wideHtml.indexOf('id="step-W_Q"'), wideHtml.indexOf('id="step-W_K"'));
+    check(!/<table/.test(section), 'W_Q (160 × 160, 25,600 cells) was written as a table');
+    check(/Hover a square for its row, column and value/.test(section), 'W_Q\'s note speaks of tokens');
+    check(!/\(queries\)/.test(section), 'W_Q\'s heatmap calls its rows queries');
+    check(/<table class="matrix/.test(wideHtml.slice(wideHtml.indexOf('id="step-Q"'))),
+          'Q (3 × 160) is not a table any more');
+    await page.goto('file://' + wide);
+    await page.waitForSelector('html[data-ready="ok"]', { timeout: 60000 });
+    const wbox = page.locator('.heatmap[data-step="W_Q"]');
+    await wbox.evaluate((b) => b.scrollIntoView({ block: 'start' }));
+    const wsize = Number(await wbox.getAttribute('data-drawn'));
+    const wc = await wbox.locator('canvas').boundingBox();
+    await page.mouse.move(wc.x + (77 + 0.5) * wsize, wc.y + (140 + 0.5) * wsize);
+    const wtip = await page.textContent('#tip');
+    const wexpected = `W_Q[d140 (140), q77 (77)] = ${fixed(wq[140][77])}`;
+    check(wtip.startsWith(wexpected), `the W_Q tooltip says ${JSON.stringify(wtip)}, expected ${JSON.stringify(wexpected)}`);
+    if (screenshot) {
+      await page.locator('#step-W_Q').screenshot({ path: screenshot.replace(/\.png$/, '-wide.png') });
+    }
   } finally {
     await browser.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
   if (failures.length) { console.log(`${failures.length} check(s) failed`); process.exit(1); }
-  console.log('ok: the 500-token report is usable in Chromium');
+  console.log('ok: the 500-token report and a large weight matrix are usable in Chromium');
 })().catch((e) => { console.log('FAIL: ' + e.stack); process.exit(1); });
