@@ -174,8 +174,9 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # ---- outputs: every kind written as it is made
     sentence = " ".join(f"w{i}" for i in range(320))
-    # (a page of more than 40 tokens draws its T x T steps as compact heatmaps, smaller than
-    # the matrices they show: the model4.html case below is the page larger than the peak)
+    # (a page of more than 40 tokens draws its T x T steps as compact heatmaps, and any matrix
+    # of more than 20,000 cells is one too, smaller than the tables they replace: the
+    # tables.html case below is the page larger than the peak)
     for option, name in [("--html", "page.html"), ("--svg", "heat.svg")]:
         expect(f"{option} of 320 tokens under --max-memory 8M",
                ["explain", sentence, option, at(name), "--format", "none"], 8 * MIB, "ok",
@@ -196,8 +197,13 @@ with tempfile.TemporaryDirectory() as tmp:
     four = model(at("model4.json"), 400, 300)
     expect(f"a {os.path.getsize(four) / MIB:.1f} MB model to an HTML report under "
            "--max-memory 32M", ["explain", "--model", four, "--html", at("model4.html"),
-                                "--format", "none"], 32 * MIB, "ok",
-           larger_than_peak=at("model4.html"))
+                                "--format", "none"], 32 * MIB, "ok")
+    # a page of tables only (40 tokens, 140 x 140 weights: each matrix under 20,000 cells),
+    # larger than the run's peak: written as it is made
+    tables = model(at("tables.json"), 40, 140)
+    expect("a page of tables under --max-memory 16M",
+           ["explain", "--model", tables, "--html", at("tables.html"), "--format", "none"],
+           16 * MIB, "ok", larger_than_peak=at("tables.html"))
     # the walk-through in each format, written to stdout a step at a time: within the limit
     # it is written; under a limit its matrices would pass it is refused before computing,
     # with the limit named, and nothing of it is printed
