@@ -204,10 +204,13 @@ foreach(c RANGE ${last})
     endif()
     text_literal(about "${command}" about " " "command ${name}")
     text_literal(footer "${command}" footer "\n" "command ${name}")
-    string(APPEND code "\nCLI::App* add_command(CLI::App& parent, ${struct}& o) {\n"
-                       "    CLI::App* app = parent.add_subcommand(\"${name}\", ${about});\n")
+    string(APPEND code "\nCLI::App* add_command(CLI::App& parent, ${struct}& /*options*/) {\n"
+                       "    CLI::App* app = parent.add_subcommand(\"${name}\", ${about});\n"
+                       "    app->footer(${footer});\n"
+                       "    return app;\n}\n"
+                       "\nvoid add_options(CLI::App* app, ${struct}& o) {\n")
     declare_options("${command}" *app "command ${name}")
-    string(APPEND code "    app->footer(${footer});\n    return app;\n}\n")
+    string(APPEND code "}\n")
 endforeach()
 
 # the flag that names each field in a message

@@ -1,5 +1,6 @@
 // The `attn` program: subcommands, --help, --version, and the one place that turns
 // exceptions into "attn: error: ..." and exit codes.
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <functional>
@@ -56,12 +57,17 @@ namespace {
 struct Command {
     CLI::App* app = nullptr;
     std::function<int(Io&)> run;
+    std::function<void()> declare;  // its options
 };
 
+// A subcommand, its options declared when it may be the one that runs (declare): declaring
+// every option of every command took half of a classroom run's instructions (CLI11 compares
+// each new option with every one before it).
 template <typename Options>
 Command command(CLI::App& parent, Options& options, int (*run)(const Options&, Io&)) {
     CLI::App* sub = add_command(parent, options);
-    return {sub, [&options, run](Io& io) { return run(options, io); }};
+    return {sub, [&options, run](Io& io) { return run(options, io); },
+            [sub, &options] { add_options(sub, options); }};
 }
 
 }  // namespace
@@ -105,6 +111,17 @@ int run(const std::vector<std::string>& args, Io& io) {
         command(app, check_options, run_check),
         command(app, diff_options, run_diff),
     };
+    // when the first argument names a command, only that one's options: the others are
+    // never parsed (their names stay, for --help and did-you-mean)
+    const bool named =
+        !args.empty() && std::any_of(commands.begin(), commands.end(), [&](const Command& c) {
+            return c.app->get_name() == args.front();
+        });
+    for (const auto& c : commands) {
+        if (!named || c.app->get_name() == args.front()) {
+            c.declare();
+        }
+    }
     const auto parsed = [&]() -> const Command* {
         for (const auto& c : commands) {
             if (c.app->parsed()) {

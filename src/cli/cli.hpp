@@ -224,12 +224,19 @@ void declare_options(CLI::App& app, ProgramOptions& options);
 /// Adds a subcommand to `parent` with its description, options and footer: explain, init,
 /// worksheet, examples, check.
 CLI::App* add_command(CLI::App& parent, ExplainOptions& options);
+void add_options(CLI::App* app, ExplainOptions& options);
 CLI::App* add_command(CLI::App& parent, InitOptions& options);
+void add_options(CLI::App* app, InitOptions& options);
 CLI::App* add_command(CLI::App& parent, TrainOptions& options);
+void add_options(CLI::App* app, TrainOptions& options);
 CLI::App* add_command(CLI::App& parent, WorksheetOptions& options);
+void add_options(CLI::App* app, WorksheetOptions& options);
 CLI::App* add_command(CLI::App& parent, ExamplesOptions& options);
+void add_options(CLI::App* app, ExamplesOptions& options);
 CLI::App* add_command(CLI::App& parent, CheckOptions& options);
+void add_options(CLI::App* app, CheckOptions& options);
 CLI::App* add_command(CLI::App& parent, DiffOptions& options);
+void add_options(CLI::App* app, DiffOptions& options);
 
 int run_examples(const ExamplesOptions& options, Io& io);
 

@@ -5,8 +5,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -60,9 +60,11 @@ std::string read_file(const std::string& path, const MemoryBudget& budget) {
     if (S_ISREG(st.st_mode)) {
         text.reserve(static_cast<std::size_t>(st.st_size));  // not twice that, as appending would
     }
-    std::vector<char> buffer(std::size_t{1} << 16U);
-    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
-        text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
+    // not zeroed first (make_unique_for_overwrite): it is written before it is read
+    constexpr std::size_t piece = std::size_t{1} << 16U;
+    const auto buffer = std::make_unique_for_overwrite<char[]>(piece);
+    while (in.read(buffer.get(), static_cast<std::streamsize>(piece)) || in.gcount() > 0) {
+        text.append(buffer.get(), static_cast<std::size_t>(in.gcount()));
         if (text.size() > max_bytes) {
             too_large(path, text.size(), true, budget);
         }
