@@ -20,7 +20,10 @@ namespace {
 // that the error can say so; std::cout forgets errno.
 class StdoutBuffer : public std::streambuf {
   public:
-    StdoutBuffer() { setp(buffer_.data(), buffer_.data() + buffer_.size()); }
+    // buffer_ is left unzeroed on purpose (below)
+    StdoutBuffer() {  // NOLINT(cppcoreguidelines-pro-type-member-init)
+        setp(buffer_.data(), buffer_.data() + buffer_.size());
+    }
     [[nodiscard]] int error() const noexcept { return error_; }
 
   protected:

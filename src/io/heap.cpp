@@ -21,8 +21,9 @@ void reuse_freed_memory() noexcept {
 #if defined(__GLIBC__)
     constexpr int largest_from_heap = 32 << 20;  // a block this large or larger is mapped
     constexpr int free_kept = 64 << 20;          // free heap kept at its top, for reuse
-    (void)mallopt(M_MMAP_THRESHOLD, largest_from_heap);
-    (void)mallopt(M_TRIM_THRESHOLD, free_kept);
+    // called by the CLI before a walk starts any thread
+    (void)mallopt(M_MMAP_THRESHOLD, largest_from_heap);  // NOLINT(concurrency-mt-unsafe)
+    (void)mallopt(M_TRIM_THRESHOLD, free_kept);          // NOLINT(concurrency-mt-unsafe)
 #endif
 }
 

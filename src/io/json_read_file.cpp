@@ -62,6 +62,7 @@ std::string read_file(const std::string& path, const MemoryBudget& budget) {
     }
     // not zeroed first (make_unique_for_overwrite): it is written before it is read
     constexpr std::size_t piece = std::size_t{1} << 16U;
+    // NOLINTNEXTLINE(cppcoreguidelines-avoid-c-arrays,modernize-avoid-c-arrays): a raw buffer
     const auto buffer = std::make_unique_for_overwrite<char[]>(piece);
     while (in.read(buffer.get(), static_cast<std::streamsize>(piece)) || in.gcount() > 0) {
         text.append(buffer.get(), static_cast<std::size_t>(in.gcount()));
