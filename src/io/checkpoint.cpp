@@ -253,8 +253,8 @@ Gpt2Checkpoint open_gpt2_checkpoint(const std::string& folder) {
     Gpt2Config config = read_gpt2_config(files.config);
     Bpe bpe = read_tokenizer(files);
     safetensors::File model(files.model);
-    // every tensor the walk may read, with its shape, before any number is read: a file that
-    // does not fit its config.json fails now, whatever layer is asked for
+    // every tensor the walk may read, with its shape and dtype, before any number is read: a
+    // file that does not fit its config.json fails now, whatever layer is asked for
     const std::size_t d = config.n_embd;
     const std::size_t inner = config.n_inner;
     struct Expected {
@@ -293,6 +293,7 @@ Gpt2Checkpoint open_gpt2_checkpoint(const std::string& folder) {
                                     safetensors::File::shape_text(e.shape), e.meaning,
                                     shown(files.config)));
         }
+        model.check_floats(t);
     }
     return {std::move(files), config, std::move(bpe), std::move(model)};
 }

@@ -262,13 +262,8 @@ void File::populate(const unsigned char* p, std::uint64_t n) noexcept {
 
 void File::convert(const Tensor& t, std::uint64_t first, std::uint64_t count, double* out,
                    bool own_pages) const {
+    check_floats(t);
     const Floats type = floats_of(t.dtype);
-    if (type == Floats::other) {
-        throw Error(ErrorKind::input,
-                    fmt::format("{}: tensor \"{}\" has dtype {}, expected F64, F32, F16 or BF16 "
-                                "(attn reads floating-point tensors)",
-                                shown(path_), shown(t.name), t.dtype));
-    }
     if (first > t.elements || count > t.elements - first) {
         throw Error(ErrorKind::internal,
                     fmt::format("{}: elements {} to {} of tensor \"{}\", which has {}",
@@ -301,6 +296,15 @@ void File::convert(const Tensor& t, std::uint64_t first, std::uint64_t count, do
                             shown(path_), shown(t.name),
                             std::isnan(out[i]) ? "NaN" : (out[i] > 0 ? "infinity" : "-infinity"),
                             at, index_in(at, t.shape), shape_text(t.shape)));
+}
+
+void File::check_floats(const Tensor& t) const {
+    if (floats_of(t.dtype) == Floats::other) {
+        throw Error(ErrorKind::input,
+                    fmt::format("{}: tensor \"{}\" has dtype {}, expected F64, F32, F16 or BF16 "
+                                "(attn reads floating-point tensors)",
+                                shown(path_), shown(t.name), t.dtype));
+    }
 }
 
 void File::check_shape(const Tensor& t, const Shape& expected, std::string_view meaning) const {

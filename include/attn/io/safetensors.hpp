@@ -127,6 +127,10 @@ class File {
     [[nodiscard]] Matrix times(const Matrix& x, const Tensor& t, const Shape& expected,
                                std::string_view meaning) const;
 
+    /// Throws attn::Error (input) unless the tensor's dtype is one attn reads: F64, F32, F16
+    /// or BF16 (from the header alone).
+    void check_floats(const Tensor& t) const;
+
     /// "[768, 2304]", as messages write a shape.
     static std::string shape_text(const Shape& shape);
 
