@@ -156,15 +156,15 @@ void heatmap(toolkit::Spool& out, const Step& step, const TextStyle& style, cons
                                                   step.col_labels.begin(), step.col_labels.end());
     out += fmt::format(
         "<p class=\"note\">{} × {}: too many cells for a table, so each is a small square of "
-        "its colour{}. Hover a square for its {} and value; click a row{} (or focus the "
-        "picture and use the arrow keys). The JSON dump (--json) has every value.</p>\n",
+        "its colour{}. Hover a square for its {} and value{} (or focus the picture and use the "
+        "arrow keys). The JSON dump (--json) has every value.</p>\n",
         rows, cols,
         weights ? ", each row shaded against its own largest weight (a row spread thin over "
                   "many keys has every weight near 1/T, which would be white on a scale from 0 "
                   "to 1)"
                 : "",
         pairs ? "tokens" : "row, column",
-        weights ? " to list the keys its query attends to most" : "");
+        weights ? "; click a row to list the keys its query attends to most" : "");
     out += fmt::format(
         "<div class=\"heatmap\" data-step=\"{}\" tabindex=\"0\" role=\"img\" aria-label=\"{}: a "
         "heatmap of {} rows{} and {} columns{}\"><canvas></canvas><div "

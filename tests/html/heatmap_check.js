@@ -3,8 +3,8 @@
 // 250,000 cells, and they stay usable: drawn with the page's colours, hover a square for its
 // tokens and value (the dump's, to the printed precision), click a row for the keys its query
 // attends to most, the arrow keys move along the cells, the page scrolls to the next heatmap.
-// And a matrix of more than 20,000 cells that is not token × token (W_Q of d_model 160) is a
-// heatmap too, its tooltip naming its row and column.
+// And a matrix of more than 20,000 cells that is not token × token (W_Q of d_model 500, d_k 50)
+// is a heatmap too, at most 1600 px tall, its tooltip naming its row and column.
 //   node heatmap_check.js ATTN CHROMIUM [SCREENSHOT.png]
 'use strict';
 const fs = require('fs');
@@ -122,30 +122,31 @@ check(!/<table class="matrix attention"/.test(html), 'a 500 × 500 attention tab
     check(maskedTip === 'masked_scores[w20 (20), w300 (300)] = \u2212\u221e', 'a blocked cell\'s tooltip: ' + maskedTip);
     check(!(await page.isVisible('#bars-scores .row')), 'bars under a step that is not attention weights');
 
-    // a large matrix that is not token × token (a checkpoint's 768 × 768 weights): a heatmap
-    // too, named by its rows and columns, not tokens
+    // a large matrix that is not token × token (a checkpoint's 768 × 64 slices of weights): a
+    // heatmap too, named by its rows and columns, not tokens, and no taller than 1600 px
     const wide = path.join(dir, 'wide.html');
-    execFileSync(attn, ['explain', 'a b c', '--d-model', '160', '--d-k', '160', '--d-v', '160',
+    execFileSync(attn, ['explain', 'a b c', '--d-model', '500', '--d-k', '50', '--d-v', '50',
                         '--html', wide, '--json', path.join(dir, 'wide.json'), '--format', 'none'],
                  { stdio: ['ignore', 'ignore', 'inherit'] });
     const wq = JSON.parse(fs.readFileSync(path.join(dir, 'wide.json'), 'utf8')).steps
       .find((s) => s.id === 'W_Q').values;
     const wideHtml = fs.readFileSync(wide, 'utf8');
     const section = wideHtml.slice(wideHtml.indexOf('id="step-W_Q"'), wideHtml.indexOf('id="step-W_K"'));
-    check(!/<table/.test(section), 'W_Q (160 × 160, 25,600 cells) was written as a table');
+    check(!/<table/.test(section), 'W_Q (500 × 50, 25,000 cells) was written as a table');
     check(/Hover a square for its row, column and value/.test(section), 'W_Q\'s note speaks of tokens');
     check(!/\(queries\)/.test(section), 'W_Q\'s heatmap calls its rows queries');
     check(/<table class="matrix/.test(wideHtml.slice(wideHtml.indexOf('id="step-Q"'))),
-          'Q (3 × 160) is not a table any more');
+          'Q (3 × 50) is not a table any more');
     await page.goto('file://' + wide);
     await page.waitForSelector('html[data-ready="ok"]', { timeout: 60000 });
     const wbox = page.locator('.heatmap[data-step="W_Q"]');
     await wbox.evaluate((b) => b.scrollIntoView({ block: 'start' }));
     const wsize = Number(await wbox.getAttribute('data-drawn'));
     const wc = await wbox.locator('canvas').boundingBox();
-    await page.mouse.move(wc.x + (77 + 0.5) * wsize, wc.y + (140 + 0.5) * wsize);
+    check(wc.height <= 1600 && wc.height === 500 * wsize, `W_Q's canvas is ${wc.height} px tall (${wsize} px a cell), expected at most 1600`);
+    await page.mouse.move(wc.x + (37 + 0.5) * wsize, wc.y + (150 + 0.5) * wsize);
     const wtip = await page.textContent('#tip');
-    const wexpected = `W_Q[d140 (140), q77 (77)] = ${fixed(wq[140][77])}`;
+    const wexpected = `W_Q[d150 (150), q37 (37)] = ${fixed(wq[150][37])}`;
     check(wtip.startsWith(wexpected), `the W_Q tooltip says ${JSON.stringify(wtip)}, expected ${JSON.stringify(wexpected)}`);
     if (screenshot) {
       await page.locator('#step-W_Q').screenshot({ path: screenshot.replace(/\.png$/, '-wide.png') });

@@ -157,7 +157,9 @@
     var rowCross = box.querySelector('.cross.row'), colCross = box.querySelector('.cross.col');
     var bars = document.getElementById('bars-' + data.step);
     var room = Math.min(box.parentElement.clientWidth || 1000, 1060);
-    var size = Math.max(1, Math.min(12, Math.floor(room / wide)));
+    // a cell's pixels: the picture fits the page's width and at most 1600 px of height (a
+    // head's 768 × 64 slice of a checkpoint's weights would otherwise be 9,216 px tall)
+    var size = Math.max(1, Math.min(12, Math.floor(room / wide), Math.floor(1600 / rows)));
     canvas.width = wide;
     canvas.height = rows;
     canvas.style.width = (wide * size) + 'px';
