@@ -244,41 +244,46 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
     constexpr std::size_t tip_columns = 80;  // the tooltip's width in characters
     // an object of the worked arithmetic by "step|row|column", a member per line, its keys
     // and strings dumped by nlohmann/json (assembled here: an ordered_json object looks each
-    // new key up among all the others, and a page can have tens of thousands of cells)
-    std::string why_json;
-    if (trace.tokens.size() <= why_up_to) {
-        // sentences whole, for the tooltip to wrap at its own width; the arithmetic's lines
-        // broken at the tooltip's width, tip_columns (report.css: #tip's max-width)
-        TextStyle plain = style;
-        plain.color = false;
-        plain.width = tip_columns;
-        plain.wrap_sentences = false;
-        for (const auto& step : steps) {
-            const auto base = base_id(step.id);
-            // the computed steps: a head's, the backward pass's, and a checkpoint's own sums
-            // (the embeddings, LayerNorm, the residual stream)
-            const bool gpt2_sum =
-                step.op == StepOp::gpt2_embeddings || step.op == StepOp::ln_mean ||
-                step.op == StepOp::ln_variance || step.op == StepOp::ln_output ||
-                step.op == StepOp::residual_attn || step.op == StepOp::residual_mlp;
-            if (step.kind == StepKind::tokens || step.kind == StepKind::mask ||
-                !(base == "Q" || base == "K" || base == "V" || base == "scores" ||
-                  base == "scaled_scores" || base == "masked_scores" || base == "weights" ||
-                  base == "output" || is_backward(step.op) || gpt2_sum)) {
-                continue;
-            }
-            for (std::size_t r = 0; r < step.shape.rows; ++r) {
-                for (std::size_t c = 0; c < step.shape.cols; ++c) {
-                    const std::string text = render_why(trace, {step.id, r, c}, plain);
-                    why_json += why_json.empty() ? "{\n" : ",\n";
-                    why_json += Json(fmt::format("{}|{}|{}", step.id, r, c)).dump();
-                    why_json += ":";
-                    why_json += Json(without_heading(text, plain.unicode)).dump();
+    // new key up among all the others, and a page can have tens of thousands of cells),
+    // written into the page a member at a time (a checkpoint's is 16 MB of text)
+    const auto write_why_data = [&](toolkit::Spool& page) {
+        bool first = true;
+        if (trace.tokens.size() <= why_up_to) {
+            // sentences whole, for the tooltip to wrap at its own width; the arithmetic's lines
+            // broken at the tooltip's width, tip_columns (report.css: #tip's max-width)
+            TextStyle plain = style;
+            plain.color = false;
+            plain.width = tip_columns;
+            plain.wrap_sentences = false;
+            for (const auto& step : steps) {
+                const auto base = base_id(step.id);
+                // the computed steps: a head's, the backward pass's, and a checkpoint's own
+                // sums (the embeddings, LayerNorm, the residual stream)
+                const bool gpt2_sum =
+                    step.op == StepOp::gpt2_embeddings || step.op == StepOp::ln_mean ||
+                    step.op == StepOp::ln_variance || step.op == StepOp::ln_output ||
+                    step.op == StepOp::residual_attn || step.op == StepOp::residual_mlp;
+                if (step.kind == StepKind::tokens || step.kind == StepKind::mask ||
+                    !(base == "Q" || base == "K" || base == "V" || base == "scores" ||
+                      base == "scaled_scores" || base == "masked_scores" || base == "weights" ||
+                      base == "output" || is_backward(step.op) || gpt2_sum)) {
+                    continue;
+                }
+                for (std::size_t r = 0; r < step.shape.rows; ++r) {
+                    for (std::size_t c = 0; c < step.shape.cols; ++c) {
+                        const std::string text = render_why(trace, {step.id, r, c}, plain);
+                        std::string member = first ? "{\n" : ",\n";
+                        member += Json(fmt::format("{}|{}|{}", step.id, r, c)).dump();
+                        member += ":";
+                        member += Json(without_heading(text, plain.unicode)).dump();
+                        page += report::script_safe(member);
+                        first = false;
+                    }
                 }
             }
         }
-    }
-    why_json += why_json.empty() ? "{}" : "}";
+        page += first ? "{}" : "}";
+    };
     const std::string tokens_json = Json(trace.tokens).dump();
 
     toolkit::Spool out(sink);  // written in pieces as it is made: a page can be hundreds of MiB
@@ -397,8 +402,9 @@ void render_html(const Trace& trace, const TextStyle& style, const Sink& sink) {
         out += "<p class=\"warning\">" + html(w) + "</p>\n";
     }
     out += "<div id=\"tip\" role=\"tooltip\"></div>\n";
-    out += "<script type=\"application/json\" id=\"why-data\">" + report::script_safe(why_json) +
-           "</script>\n";
+    out += "<script type=\"application/json\" id=\"why-data\">";
+    write_why_data(out);
+    out += "</script>\n";
     out += "<script type=\"application/json\" id=\"token-data\">" +
            report::script_safe(tokens_json) + "</script>\n";
     out += "<script>\n" + std::string(assets::report_js) + "</script>\n</body>\n</html>\n";

@@ -304,6 +304,13 @@ with tempfile.TemporaryDirectory() as tmp:
     snug = (walk_peak // MIB + 1) * MIB
     expect(f"the same walk under --max-memory {snug // MIB}M, just above its peak", walk, snug,
            "ok")
+    # its HTML page too: the page's worked arithmetic for every cell is written as it is made
+    # (it was built whole first, 15 MB more here)
+    _, _, html_peak = expect(f"the same walk's HTML page under --max-memory {snug // MIB}M",
+                             walk + ["--html", at("ck.html")], snug, "ok")
+    check("the HTML page adds at most 4 MiB to the walk's peak",
+          html_peak <= walk_peak + 4 * MIB,
+          f"{html_peak / MIB:.1f} MiB with the page, {walk_peak / MIB:.1f} MiB without")
     expect("the same walk under --max-memory 16M", walk, 16 * MIB, "refused",
            "this walk needs about")
 
