@@ -326,14 +326,16 @@ int scale_exponent(const Numbers& xs) {
 // bits either way (both round x · 2^-e once), and a multiplication is far cheaper than a call
 class Unscale {
   public:
-    explicit Unscale(int e) noexcept : e_(e), factor_(std::ldexp(1.0, -e)) {}
+    explicit Unscale(int e) noexcept
+        : e_(e), factor_(std::ldexp(1.0, -e)), normal_(std::isnormal(factor_)) {}
     double operator()(double x) const noexcept {
-        return std::isnormal(factor_) ? x * factor_ : std::ldexp(x, -e_);
+        return normal_ ? x * factor_ : std::ldexp(x, -e_);
     }
 
   private:
     int e_;
     double factor_;
+    bool normal_;
 };
 
 }  // namespace

@@ -65,10 +65,10 @@ Matrix matmul_streamed(const Matrix& x, std::size_t m, const BlockReader& read) 
         std::vector<double> b(kChunk * width);
         const std::size_t full_rows = n - n % kRows;
         const std::size_t full_cols = width - width % kCols;
+        double* y_slice = y.data().data() + j0;
         for (std::size_t k0 = 0; k0 < p; k0 += kChunk) {
             const std::size_t r = std::min(kChunk, p - k0);
             read(k0, r, j0, width, b.data());
-            double* y_slice = y.data().data() + j0;
             for (std::size_t i0 = 0; i0 < full_rows; i0 += kRows) {
                 for (std::size_t j = 0; j < full_cols; j += kCols) {
                     add_block(x, i0, k0, r, b.data() + j, width, y_slice + j, m);

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <span>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -382,8 +383,13 @@ Matrix File::times(const Matrix& x, const Tensor& t, const Shape& expected,
         return y;
     } catch (const Error&) {
         release(all.data(), all.size());
-        // threads may meet different bad numbers first: name the first in the tensor
-        (void)values(t);
+        // threads may meet different bad numbers first: name the first in the tensor, read
+        // again in order a piece at a time (convert throws at the first it meets)
+        std::vector<double> piece(std::min<std::uint64_t>(t.elements, 1U << 16U));
+        for (std::uint64_t first = 0; first < t.elements; first += piece.size()) {
+            convert(t, first, std::min<std::uint64_t>(piece.size(), t.elements - first),
+                    piece.data());
+        }
         throw;
     }
 }

@@ -21,7 +21,7 @@ namespace {
 // they say it. The variance of the few scores of a lesson strays from its average from run to
 // run; a quarter either way is a band a reader can check by eye.
 constexpr int close_percent = 25;
-// |q|·|k| bounds |q · k|; below 2^-969 = 2^-1022 · 2^53 the score is subnormal or 0
+// below 2^-969 = 2^-1022 · 2^53 a score is subnormal or 0
 constexpr double full_precision_log2 = -969.0;
 
 // Whether x is within close_percent of target, on the variances as they are kept (scaled ·
@@ -446,9 +446,23 @@ void scores_notes(const Trace& t, const Head& head, int precision, Notes& n) {
     }
 }
 
+namespace {
+
+// log2 of a norm; NaN for a zero vector, whose scores are exactly 0, never underflowed
+double norm_log2(double norm) {
+    return norm > 0.0 ? std::log2(norm) : std::numeric_limits<double>::quiet_NaN();
+}
+
+// Whether a score whose vectors' norms have these log2s may underflow: |q|·|k| bounds |q · k|
+// (false when either is NaN)
+bool underflows_by_log2(double q_log2, double k_log2) {
+    return q_log2 + k_log2 < full_precision_log2;
+}
+
+}  // namespace
+
 bool score_underflows(double q_norm, double k_norm) {
-    return q_norm > 0.0 && k_norm > 0.0 &&
-           std::log2(q_norm) + std::log2(k_norm) < full_precision_log2;
+    return underflows_by_log2(norm_log2(q_norm), norm_log2(k_norm));
 }
 
 std::size_t underflowed_scores(const Trace& t, const Head& head) {
@@ -458,7 +472,7 @@ std::size_t underflowed_scores(const Trace& t, const Head& head) {
         std::vector<double> out;
         out.reserve(norms.size());
         for (double n : norms) {
-            out.push_back(n > 0.0 ? std::log2(n) : std::numeric_limits<double>::quiet_NaN());
+            out.push_back(norm_log2(n));
         }
         return out;
     };
@@ -467,8 +481,7 @@ std::size_t underflowed_scores(const Trace& t, const Head& head) {
     std::size_t count = 0;
     for (std::size_t i = 0; i < q_logs.size(); ++i) {
         for (std::size_t j = 0; j < k_logs.size(); ++j) {
-            // NaN (a zero norm) compares false: no underflow, as score_underflows says
-            if (q_logs[i] + k_logs[j] < full_precision_log2 && (!t.mask || t.mask->allowed(i, j))) {
+            if (underflows_by_log2(q_logs[i], k_logs[j]) && (!t.mask || t.mask->allowed(i, j))) {
                 ++count;
             }
         }
