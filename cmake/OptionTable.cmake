@@ -146,9 +146,9 @@ function(declare_options command app where)
         endif()
         string(APPEND spec "}")
         if(value STREQUAL "")
-            string(APPEND code "    flag(${app}, o.${sets}, ${spec});\n")
+            string(APPEND code "    flag(${app}, wanted, o.${sets}, ${spec});\n")
         else()
-            string(APPEND code "    option(${app}, o.${sets}, ${spec});\n")
+            string(APPEND code "    option(${app}, wanted, o.${sets}, ${spec});\n")
         endif()
         member(field "${opt}" field)
         if(NOT field STREQUAL "")
@@ -185,6 +185,7 @@ member(struct "${program}" struct)
 text_literal(about "${program}" about " " "program")
 text_literal(footer "${program}" footer "\n" "program")
 string(APPEND code "\nvoid declare_options(CLI::App& app, ${struct}& o) {\n"
+                   "    const Wanted wanted = Wanted::all();\n"
                    "    app.description(${about});\n")
 declare_options("${program}" app "program")
 string(APPEND code "    app.footer(${footer});\n}\n")
@@ -208,7 +209,7 @@ foreach(c RANGE ${last})
                        "    CLI::App* app = parent.add_subcommand(\"${name}\", ${about});\n"
                        "    app->footer(${footer});\n"
                        "    return app;\n}\n"
-                       "\nvoid add_options(CLI::App* app, ${struct}& o) {\n")
+                       "\nvoid add_options(CLI::App* app, ${struct}& o, const Wanted& wanted) {\n")
     declare_options("${command}" *app "command ${name}")
     string(APPEND code "}\n")
 endforeach()

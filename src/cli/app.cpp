@@ -5,6 +5,7 @@
 #include <cstring>
 #include <functional>
 #include <ostream>
+#include <span>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 #include "attn/core/utf8.hpp"
 #include "attn/version.hpp"
 #include "cli.hpp"
+#include "declare.hpp"
 #include "suggest.hpp"
 
 namespace attn::cli {
@@ -64,10 +66,11 @@ struct Command {
 // every option of every command took half of a classroom run's instructions (CLI11 compares
 // each new option with every one before it).
 template <typename Options>
-Command command(CLI::App& parent, Options& options, int (*run)(const Options&, Io&)) {
+Command command(CLI::App& parent, Options& options, int (*run)(const Options&, Io&),
+                const Wanted& wanted) {
     CLI::App* sub = add_command(parent, options);
     return {sub, [&options, run](Io& io) { return run(options, io); },
-            [sub, &options] { add_options(sub, options); }};
+            [sub, &options, &wanted] { add_options(sub, options, wanted); }};
 }
 
 }  // namespace
@@ -89,7 +92,10 @@ int print(Io& io, const std::string& text, int code) {
 
 }  // namespace
 
-int run(const std::vector<std::string>& args, Io& io) {
+namespace {
+
+// Runs attn with the arguments `args`, declaring the named command's options that `wanted`.
+int run(const std::vector<std::string>& args, Io& io, const Wanted& wanted) {
     CLI::App app{"", "attn"};
     app.require_subcommand(0, 1);
     ProgramOptions program_options;
@@ -103,13 +109,13 @@ int run(const std::vector<std::string>& args, Io& io) {
     CheckOptions check_options;
     DiffOptions diff_options;
     const std::vector<Command> commands{
-        command(app, explain_options, run_explain),
-        command(app, init_options, run_init),
-        command(app, train_options, run_train),
-        command(app, worksheet_options, run_worksheet),
-        command(app, examples_options, run_examples),
-        command(app, check_options, run_check),
-        command(app, diff_options, run_diff),
+        command(app, explain_options, run_explain, wanted),
+        command(app, init_options, run_init, wanted),
+        command(app, train_options, run_train, wanted),
+        command(app, worksheet_options, run_worksheet, wanted),
+        command(app, examples_options, run_examples, wanted),
+        command(app, check_options, run_check, wanted),
+        command(app, diff_options, run_diff, wanted),
     };
     // when the first argument names a command, only that one's options: the others are
     // never parsed (their names stay, for --help and did-you-mean)
@@ -137,7 +143,15 @@ int run(const std::vector<std::string>& args, Io& io) {
         argv.push_back(a.c_str());
     }
     try {
-        app.parse(static_cast<int>(argv.size()), argv.data());
+        try {
+            app.parse(static_cast<int>(argv.size()), argv.data());
+        } catch (const CLI::ParseError&) {
+            if (!wanted.every()) {
+                // an error, or --help: said with every option of the command declared
+                return run(args, io, Wanted::all());
+            }
+            throw;
+        }
     } catch (const CLI::CallForHelp&) {
         return print(io, app.help(), 0);
     } catch (const CLI::CallForAllHelp&) {
@@ -252,6 +266,15 @@ int run(const std::vector<std::string>& args, Io& io) {
                << " (this is a bug in attn; please report it)\n";
         return 1;
     }
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, Io& io) {
+    // the options of the command named first that the other arguments name (declare.hpp)
+    const Wanted wanted =
+        args.empty() ? Wanted::all() : Wanted::named_in(std::span(args).subspan(1));
+    return run(args, io, wanted);
 }
 
 }  // namespace attn::cli

@@ -63,6 +63,7 @@ struct EnumNames<ThemeChoice> {
 namespace attn::cli {
 
 class Console;
+class Wanted;  // declare.hpp
 
 /// What the process runs in: its streams, whether they are terminals, its environment.
 struct Io {
@@ -221,22 +222,22 @@ struct ProgramOptions {
 
 /// Gives `app` the program's description, options and footer.
 void declare_options(CLI::App& app, ProgramOptions& options);
-/// Adds a subcommand to `parent` with its description, options and footer: explain, init,
-/// worksheet, examples, check.
+/// Adds a subcommand to `parent` with its description and footer: explain, init, worksheet,
+/// examples, check, diff; add_options declares its options (those `wanted`).
 CLI::App* add_command(CLI::App& parent, ExplainOptions& options);
-void add_options(CLI::App* app, ExplainOptions& options);
+void add_options(CLI::App* app, ExplainOptions& options, const Wanted& wanted);
 CLI::App* add_command(CLI::App& parent, InitOptions& options);
-void add_options(CLI::App* app, InitOptions& options);
+void add_options(CLI::App* app, InitOptions& options, const Wanted& wanted);
 CLI::App* add_command(CLI::App& parent, TrainOptions& options);
-void add_options(CLI::App* app, TrainOptions& options);
+void add_options(CLI::App* app, TrainOptions& options, const Wanted& wanted);
 CLI::App* add_command(CLI::App& parent, WorksheetOptions& options);
-void add_options(CLI::App* app, WorksheetOptions& options);
+void add_options(CLI::App* app, WorksheetOptions& options, const Wanted& wanted);
 CLI::App* add_command(CLI::App& parent, ExamplesOptions& options);
-void add_options(CLI::App* app, ExamplesOptions& options);
+void add_options(CLI::App* app, ExamplesOptions& options, const Wanted& wanted);
 CLI::App* add_command(CLI::App& parent, CheckOptions& options);
-void add_options(CLI::App* app, CheckOptions& options);
+void add_options(CLI::App* app, CheckOptions& options, const Wanted& wanted);
 CLI::App* add_command(CLI::App& parent, DiffOptions& options);
-void add_options(CLI::App* app, DiffOptions& options);
+void add_options(CLI::App* app, DiffOptions& options, const Wanted& wanted);
 
 int run_examples(const ExamplesOptions& options, Io& io);
 

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -35,16 +36,45 @@ struct OptionSpec {
     std::vector<std::pair<std::string, std::string>> aliases{};  ///< words for values: all → 0
 };
 
+/// Which of a command's options to declare. CLI11 compares each new option with every one
+/// declared before it, so declaring all of `attn explain`'s options took a third of a short
+/// run's instructions. A run whose arguments name only options in plain form ("--seed",
+/// "--seed=7", "-o") needs only those, the required ones and the positionals: what CLI11
+/// makes of the arguments is the same, as it tells an option from a value by its form, not by
+/// the options declared. For anything else, and whenever parsing fails or help is asked for,
+/// app.cpp declares them all (and parses again), so that messages and --help are whole.
+class Wanted {
+  public:
+    /// Every option.
+    static Wanted all() { return {}; }
+    /// The options that a command's arguments name, or every option when one argument is
+    /// not plainly a name: "-abc" (short options bundled, or a value after one), "-1".
+    static Wanted named_in(std::span<const std::string> args);
+
+    [[nodiscard]] bool every() const noexcept { return every_; }
+    /// Whether the option `spec` is declared: always when every option is, when it is
+    /// required or a positional, or when one of its names was given.
+    [[nodiscard]] bool operator()(const OptionSpec& spec) const;
+
+  private:
+    bool every_ = true;
+    std::vector<std::string> names_;  // without their dashes: "seed", "o"
+};
+
 template <typename T>
 struct is_integer_option : std::bool_constant<std::is_integral_v<T> && !std::is_same_v<T, bool>> {};
 template <typename T>
 struct is_integer_option<std::optional<T>> : is_integer_option<T> {};
 
-/// An option with a value, which sets `value`. Integer options are read in decimal
-/// (decimal_only); then come the spec's checks, in the order of its fields.
+/// An option with a value, which sets `value`, when `wanted` (nothing otherwise). Integer
+/// options are read in decimal (decimal_only); then come the spec's checks, in the order of
+/// its fields.
 template <typename T>
-CLI::Option* option(CLI::App& app, T& value, const OptionSpec& spec) {
+void option(CLI::App& app, const Wanted& wanted, T& value, const OptionSpec& spec) {
     static_assert(!std::is_same_v<T, bool>, "an option without a value is a flag()");
+    if (!wanted(spec)) {
+        return;
+    }
     CLI::Option* opt = app.add_option(std::string(spec.names), value, std::string(spec.help))
                            ->type_name(std::string(spec.value));
     if constexpr (is_integer_option<T>::value) {
@@ -65,12 +95,13 @@ CLI::Option* option(CLI::App& app, T& value, const OptionSpec& spec) {
     if (spec.required) {
         opt->required();
     }
-    return opt;
 }
 
-/// An option without a value, which sets `value` to true.
-inline CLI::Option* flag(CLI::App& app, bool& value, const OptionSpec& spec) {
-    return app.add_flag(std::string(spec.names), value, std::string(spec.help));
+/// An option without a value, which sets `value` to true, when `wanted`.
+inline void flag(CLI::App& app, const Wanted& wanted, bool& value, const OptionSpec& spec) {
+    if (wanted(spec)) {
+        app.add_flag(std::string(spec.names), value, std::string(spec.help));
+    }
 }
 
 }  // namespace attn::cli

@@ -21,6 +21,42 @@
 
 namespace attn::cli {
 
+Wanted Wanted::named_in(std::span<const std::string> args) {
+    Wanted wanted;
+    wanted.every_ = false;
+    for (const std::string& arg : args) {
+        if (arg == "--") {
+            break;  // the rest are positionals
+        }
+        if (arg.starts_with("--")) {
+            wanted.names_.push_back(arg.substr(2, arg.find('=') - 2));
+        } else if (arg.size() == 2 && arg[0] == '-' &&
+                   std::isalpha(static_cast<unsigned char>(arg[1])) != 0) {
+            wanted.names_.push_back(arg.substr(1));
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            return all();  // "-abc", "-1": CLI11 decides by the options declared
+        }
+    }
+    return wanted;
+}
+
+bool Wanted::operator()(const OptionSpec& spec) const {
+    if (every_ || spec.required || !spec.names.starts_with('-')) {
+        return true;
+    }
+    std::string_view names = spec.names;
+    while (!names.empty()) {
+        const std::size_t comma = std::min(names.find(','), names.size());
+        std::string_view name = names.substr(0, comma);
+        name.remove_prefix(std::min(name.find_first_not_of('-'), name.size()));
+        if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+            return true;
+        }
+        names.remove_prefix(std::min(comma + 1, names.size()));
+    }
+    return false;
+}
+
 std::uint64_t parse_seed(const std::string& text) {
     std::uint64_t seed = 0;
     const char* end = text.data() + text.size();

@@ -32,14 +32,14 @@ generate '[{"names": "--seed", "value": "N", "sets": "seed", "field": "seed", "h
            {"names": "--head", "value": "N|all", "sets": "head", "aliases": {"all": "0"}, "help": "h"},
            {"names": "--ascii", "sets": "ascii", "help": "y"},
            {"names": "--present,--pause", "sets": "present", "help": "p"}]' || { cat "$dir/err"; fail "a good table was refused"; }
-grep -qF 'option(*app, o.seed, {.names = "--seed", .value = "N", .help = R"attn_text(a; b)attn_text"});' "$dir/out.cpp" \
+grep -qF 'option(*app, wanted, o.seed, {.names = "--seed", .value = "N", .help = R"attn_text(a; b)attn_text"});' "$dir/out.cpp" \
     || fail "--seed: $(grep seed "$dir/out.cpp")"
-grep -qF 'option(*app, o.input.output, {.names = "-o,--output", .value = "FILE", .help = R"attn_text(x)attn_text", .path = true, .show_default = true});' "$dir/out.cpp" \
+grep -qF 'option(*app, wanted, o.input.output, {.names = "-o,--output", .value = "FILE", .help = R"attn_text(x)attn_text", .path = true, .show_default = true});' "$dir/out.cpp" \
     || fail "--output: $(grep output "$dir/out.cpp")"
 grep -qF '.aliases = {{"all", "0"}}' "$dir/out.cpp" || fail "--head's aliases"
-grep -qF 'flag(*app, o.ascii, {.names = "--ascii", .help = R"attn_text(y)attn_text"});' "$dir/out.cpp" \
+grep -qF 'flag(*app, wanted, o.ascii, {.names = "--ascii", .help = R"attn_text(y)attn_text"});' "$dir/out.cpp" \
     || fail "--ascii: $(grep ascii "$dir/out.cpp")"
-grep -qF 'flag(*app, o.present, {.names = "--present,--pause", .help = R"attn_text(p)attn_text"});' "$dir/out.cpp" \
+grep -qF 'flag(*app, wanted, o.present, {.names = "--present,--pause", .help = R"attn_text(p)attn_text"});' "$dir/out.cpp" \
     || fail "--present,--pause: $(grep present "$dir/out.cpp")"
 grep -qF 'parent.add_subcommand("explain", R"attn_text(one line)attn_text");' "$dir/out.cpp" || fail "the about line"
 grep -qF 'app.footer(R"attn_text(a

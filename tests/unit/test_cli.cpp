@@ -9,6 +9,7 @@
 #include "attn/core/parallel.hpp"
 #include "attn/core/trace.hpp"
 #include "cli.hpp"
+#include "declare.hpp"
 
 namespace {
 
@@ -107,6 +108,55 @@ TEST_CASE("cli: --help, --version and no subcommand", "[cli]") {
                                 Catch::Contains("fmt") && Catch::Contains("\nUnicode 1") &&
                                 Catch::Contains(" (utf8proc 2."));
     CHECK(run({}).code == 2);
+}
+
+TEST_CASE("cli: a run declares only the options its arguments name (Wanted)", "[cli]") {
+    using attn::cli::OptionSpec;
+    using attn::cli::Wanted;
+    const std::vector<std::string> args{"This is book",  "--seed", "7",  "-q",
+                                        "--json=a.json", "-",      "--", "--heads"};
+    const Wanted wanted = Wanted::named_in(args);
+    CHECK_FALSE(wanted.every());
+    CHECK(wanted(OptionSpec{.names = "--seed"}));
+    CHECK(wanted(OptionSpec{.names = "-q,--quiet-text"}));
+    CHECK(wanted(OptionSpec{.names = "--json"}));
+    CHECK(wanted(OptionSpec{.names = "sentence"}));                       // a positional
+    CHECK(wanted(OptionSpec{.names = "-o,--output", .required = true}));  // a required one
+    CHECK_FALSE(wanted(OptionSpec{.names = "--heads"}));  // after "--": a word of the sentence
+    CHECK_FALSE(wanted(OptionSpec{.names = "--seeds"}));
+    CHECK_FALSE(wanted(OptionSpec{.names = "--present,--pause"}));
+    CHECK(Wanted::named_in(std::vector<std::string>{"--present"})(
+        OptionSpec{.names = "--present,--pause"}));
+    CHECK(Wanted::named_in(std::vector<std::string>{"--pause"})(
+        OptionSpec{.names = "--present,--pause"}));
+    // not plainly a name: every option
+    CHECK(Wanted::named_in(std::vector<std::string>{"-qo", "x"}).every());
+    CHECK(Wanted::named_in(std::vector<std::string>{"--lr", "-1"}).every());
+    CHECK(Wanted::all()(OptionSpec{.names = "--heads"}));
+
+    // what a run does is the same: values, errors with their suggestions, and --help
+    const auto dump = [](std::vector<std::string> options) {
+        options.insert(options.begin(), {"explain", "This is book", "--json", "-"});
+        const auto r = run(options);
+        REQUIRE(r.code == 0);
+        return r.out;
+    };
+    CHECK(dump({"--seed", "7", "--d-model", "4"}) == dump({"--seed=7", "--d-model=4"}));
+    CHECK(dump({"--seed", "7"}) != dump({"--seed", "8"}));
+    CHECK(dump({"--seed", "7", "--mask", "causal"}) == dump({"--mask=causal", "--seed", "7"}));
+    const auto typo = run({"explain", "This is book", "--seed", "7", "--d-modle", "4"});
+    CHECK(typo.code == 2);
+    CHECK_THAT(typo.err, Catch::Contains("has no option --d-modle; did you mean --d-model?"));
+    const auto missing = run({"explain", "This is book", "--seed"});
+    CHECK(missing.code == 2);
+    CHECK_THAT(missing.err, Catch::Contains("--seed"));
+    const auto help = run({"explain", "This is book", "--seed", "7", "--help"});
+    CHECK(help.code == 0);
+    CHECK_THAT(help.out, Catch::Contains("--d-model") && Catch::Contains("--heads") &&
+                             Catch::Contains("--max-memory"));
+    const auto train = run({"train", "copy"});  // its required --output, although not named
+    CHECK(train.code == 2);
+    CHECK_THAT(train.err, Catch::Contains("attn train needs --output MODEL.json"));
 }
 
 TEST_CASE("cli: every field a user sets has the flag that sets it (options.json's \"field\")",
