@@ -1,7 +1,8 @@
 # The layers of attn and what each may include (docs/design.md, "Layers"):
 #
 #   core    attn/core/*, attn/version.hpp; <fmt/...> (header-only, for error messages) and
-#           <utf8proc.h> besides the standard library
+#           <utf8proc.h> besides the standard library; of POSIX, <sched.h> (the cores it may
+#           use) and <sys/mman.h>, <unistd.h> (memory of its own for large matrices: pages.cpp)
 #   io      core, attn/io/*, its own private headers; <nlohmann/...>, <fmt/...>
 #   render  core, attn/render/*, its own private headers; <fmt/...> and <nlohmann/...> (the
 #           small JSON files attn init and attn worksheet write, the HTML page's data)
@@ -55,7 +56,7 @@ function(attn_check_layers)
     # POSIX headers, and glibc's <malloc.h> (io measures the heap for --max-memory: heap.cpp)
     set(posix "sys/[a-z]+\\.h|unistd\\.h|fcntl\\.h|sched\\.h|signal\\.h|termios\\.h|poll\\.h|malloc\\.h")
     attn_check_layer(core "attn/core/[a-z0-9_]+\\.hpp|attn/version\\.hpp"
-                     "fmt/[a-z]+\\.h|utf8proc\\.h|sched\\.h")
+                     "fmt/[a-z]+\\.h|utf8proc\\.h|sched\\.h|sys/mman\\.h|unistd\\.h")
     attn_check_layer(io "attn/(core|io)/[a-z0-9_]+\\.hpp|attn/version\\.hpp"
                      "nlohmann/[a-z0-9_]+\\.hpp|fmt/[a-z]+\\.h|${posix}")
     attn_check_layer(render "attn/(core|render)/[a-z0-9_]+\\.hpp|attn/version\\.hpp"

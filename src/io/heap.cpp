@@ -3,6 +3,8 @@
 
 #include <malloc.h>
 
+#include "attn/core/pages.hpp"
+
 namespace attn {
 
 std::size_t heap_in_use() noexcept {
@@ -11,7 +13,8 @@ std::size_t heap_in_use() noexcept {
     // allocator may keep its pages (resident) while counting them as free
     (void)malloc_trim(0);
     const struct mallinfo2 m = mallinfo2();
-    return m.uordblks + m.hblkhd;  // blocks in use in every arena, and the mapped blocks
+    // blocks in use in every arena, malloc's mapped blocks, and the matrices' own mappings
+    return m.uordblks + m.hblkhd + mapped_bytes();
 #else
     return 0;
 #endif

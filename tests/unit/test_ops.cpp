@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "attn/core/error.hpp"
 #include "attn/core/ops.hpp"
+#include "attn/core/pages.hpp"
 
 using attn::Matrix;
 
@@ -128,4 +130,31 @@ TEST_CASE("row lengths of huge vectors are finite", "[ops]") {
     const auto n = attn::row_norms(Matrix{{3e200, 4e200}, {3, 4}});
     CHECK(n[0] == Approx(5e200).epsilon(1e-15));
     CHECK(n[1] == 5.0);
+}
+
+TEST_CASE("a large matrix lives in memory of its own, at a huge-page boundary", "[ops]") {
+    const std::size_t before = attn::mapped_bytes();
+    {
+        const Matrix small(16, 16, 1.5);  // 2 KiB: from malloc
+        CHECK(attn::mapped_bytes() == before);
+        // 512 × 513 doubles: a huge page and a little more
+        Matrix large(512, 513, 0.25);
+        const auto at = reinterpret_cast<std::uintptr_t>(large.data().data());
+        if constexpr (attn::map_large_blocks) {
+            CHECK(at % attn::huge_page_bytes == 0);
+            CHECK(attn::mapped_bytes() ==
+                  before + (512 * 513 * sizeof(double) + 4095) / 4096 * 4096);
+        } else {  // under AddressSanitizer, malloc's, so that reads past the end are caught
+            CHECK(attn::mapped_bytes() == before);
+        }
+        CHECK(large(511, 512) == 0.25);
+        large(511, 512) = 2.0;
+        const Matrix copy = large;
+        CHECK(copy == large);
+        CHECK(copy(511, 512) == 2.0);
+        Matrix moved = std::move(large);
+        CHECK(moved(0, 0) == 0.25);
+        CHECK(small(15, 15) == 1.5);
+    }
+    CHECK(attn::mapped_bytes() == before);
 }

@@ -170,7 +170,7 @@ TEST_CASE("train: a loss of some rows grades only those rows", "[train]") {
     // (1² + 2² + 0² + 1²) / 4
     CHECK(attn::mse_loss(out, target, rows) == 1.5);
     const Matrix d = attn::mse_loss_backward(out, target, rows);
-    CHECK(d.data() == std::vector<double>{0.5, 1.0, 0.0, 0.5, 0.0, 0.0});
+    CHECK(d.data() == Matrix::Numbers{0.5, 1.0, 0.0, 0.5, 0.0, 0.0});
     // no rows given: every row
     CHECK(attn::mse_loss(out, target) ==
           attn::mse_loss(out, target, std::vector<std::size_t>{0, 1, 2}));

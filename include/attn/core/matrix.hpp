@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "attn/core/pages.hpp"
+
 namespace attn {
 
 /// A dense matrix of doubles stored row by row. Rows are tokens wherever a matrix has one
@@ -16,6 +18,9 @@ namespace attn {
 ///     m(1, 2) == 6.0;
 class Matrix {
   public:
+    /// The numbers, row by row (a large block in 2 MiB pages: attn/core/pages.hpp).
+    using Numbers = std::vector<double, PageAllocator<double>>;
+
     Matrix() = default;
     /// A rows × cols matrix filled with `fill`.
     Matrix(std::size_t rows, std::size_t cols, double fill = 0.0)
@@ -47,15 +52,15 @@ class Matrix {
         return {data_.data() + r * cols_, cols_};
     }
 
-    [[nodiscard]] const std::vector<double>& data() const noexcept { return data_; }
-    [[nodiscard]] std::vector<double>& data() noexcept { return data_; }
+    [[nodiscard]] const Numbers& data() const noexcept { return data_; }
+    [[nodiscard]] Numbers& data() noexcept { return data_; }
 
     friend bool operator==(const Matrix&, const Matrix&) = default;
 
   private:
     std::size_t rows_ = 0;
     std::size_t cols_ = 0;
-    std::vector<double> data_;
+    Numbers data_;
 };
 
 /// A boolean matrix; in attn a mask cell is `true` when the query (row) MAY attend to the

@@ -1,0 +1,79 @@
+// Large blocks of a Matrix's numbers, mapped on their own in 2 MiB pages (attn/core/pages.hpp).
+#include "attn/core/pages.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+
+namespace attn {
+namespace {
+
+std::atomic<std::size_t> mapped{0};
+
+std::size_t page_size() noexcept {
+    static const std::size_t size = [] {
+        const long n = ::sysconf(_SC_PAGESIZE);
+        return n > 0 ? static_cast<std::size_t>(n) : std::size_t{4096};
+    }();
+    return size;
+}
+
+// The mapping's length for a block of `bytes`: whole pages.
+std::size_t mapped_length(std::size_t bytes) noexcept {
+    const std::size_t page = page_size();
+    return (bytes + page - 1) / page * page;
+}
+
+std::uintptr_t address(void* p) noexcept {
+    return reinterpret_cast<std::uintptr_t>(p);
+}
+void* pointer(std::uintptr_t a) noexcept {
+    return reinterpret_cast<void*>(a);  // NOLINT(performance-no-int-to-ptr): a mapping's address
+}
+
+}  // namespace
+
+void* map_block(std::size_t bytes) {
+    const std::size_t length = mapped_length(bytes);
+    if (length < bytes || length > SIZE_MAX - huge_page_bytes) {
+        throw std::bad_alloc();
+    }
+    // a huge page more than needed, so that the block can start at a huge-page boundary; the
+    // pages before it and after it are unmapped again at once
+    const std::size_t room = length + huge_page_bytes;
+    void* const mapping =
+        ::mmap(nullptr, room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping == MAP_FAILED) {
+        throw std::bad_alloc();
+    }
+    const std::uintptr_t start = address(mapping);
+    const std::uintptr_t block = (start + huge_page_bytes - 1) / huge_page_bytes * huge_page_bytes;
+    if (block > start) {
+        (void)::munmap(mapping, block - start);
+    }
+    if (start + room > block + length) {
+        (void)::munmap(pointer(block + length), start + room - (block + length));
+    }
+    // whole huge pages only: a huge page that reached past the block would be memory the
+    // block never uses (and --max-memory does not count)
+    const std::size_t whole = length / huge_page_bytes * huge_page_bytes;
+    if (whole > 0) {
+        (void)::madvise(pointer(block), whole, MADV_HUGEPAGE);  // refused: 4 KiB pages
+    }
+    mapped.fetch_add(length, std::memory_order_relaxed);
+    return pointer(block);
+}
+
+void unmap_block(void* block, std::size_t bytes) noexcept {
+    const std::size_t length = mapped_length(bytes);
+    (void)::munmap(block, length);
+    mapped.fetch_sub(length, std::memory_order_relaxed);
+}
+
+std::size_t mapped_bytes() noexcept {
+    return mapped.load(std::memory_order_relaxed);
+}
+
+}  // namespace attn
