@@ -3,11 +3,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <streambuf>
 
 #include "attn/io/output_file.hpp"
@@ -20,10 +20,7 @@ namespace {
 // that the error can say so; std::cout forgets errno.
 class StdoutBuffer : public std::streambuf {
   public:
-    // buffer_ is left unzeroed on purpose (below)
-    StdoutBuffer() {  // NOLINT(cppcoreguidelines-pro-type-member-init)
-        setp(buffer_.data(), buffer_.data() + buffer_.size());
-    }
+    StdoutBuffer() { setp(buffer_.get(), buffer_.get() + size); }
     [[nodiscard]] int error() const noexcept { return error_; }
 
   protected:
@@ -39,7 +36,7 @@ class StdoutBuffer : public std::streambuf {
     }
     int sync() override { return drain() ? 0 : -1; }
     std::streamsize xsputn(const char* s, std::streamsize n) override {
-        if (n < static_cast<std::streamsize>(buffer_.size() / 2)) {
+        if (n < static_cast<std::streamsize>(size / 2)) {
             return std::streambuf::xsputn(s, n);
         }
         // a large piece (a JSON dump's 64 KiB blocks) goes straight out, after what waits
@@ -49,8 +46,8 @@ class StdoutBuffer : public std::streambuf {
   private:
     bool drain() {
         const auto n = static_cast<std::size_t>(pptr() - pbase());
-        setp(buffer_.data(), buffer_.data() + buffer_.size());
-        return write_out(buffer_.data(), n);
+        setp(buffer_.get(), buffer_.get() + size);
+        return write_out(buffer_.get(), n);
     }
     bool write_out(const char* s, std::size_t n) {
         if (error_ != 0) {
@@ -71,9 +68,12 @@ class StdoutBuffer : public std::streambuf {
         return true;
     }
 
-    // not zeroed: only what was written is read, and zeroing 64 KiB of stack took a sixth of a
-    // classroom run (its pages touched at start, not when a large output needs them)
-    std::array<char, 1U << 16U> buffer_;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+    static constexpr std::size_t size = std::size_t{1} << 16U;
+    // on the heap and not zeroed, so that its pages are touched only when output fills them:
+    // on the stack, the compiler's probes of a large frame (-fstack-clash-protection) touched
+    // every page at start, and each first touch is a page fault (docs/performance.md)
+    // NOLINTNEXTLINE(*-avoid-c-arrays): not zeroed, as only what was written is read
+    std::unique_ptr<char[]> buffer_ = std::make_unique_for_overwrite<char[]>(size);
     int error_ = 0;
 };
 

@@ -4,13 +4,29 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 namespace attn {
 namespace {
 
-std::atomic<std::size_t> mapped{0};
+std::atomic<std::size_t> mapped{0};  // the blocks in use and the freed ones kept
+
+// Freed blocks kept for the next block of the same length (keep_freed_blocks).
+struct Kept {
+    std::mutex mutex;
+    std::vector<std::pair<void*, std::size_t>> blocks;  // address, length
+    std::size_t bytes = 0;
+    std::size_t limit = 0;
+};
+Kept& kept() {
+    static Kept k;
+    return k;
+}
 
 std::size_t page_size() noexcept {
     static const std::size_t size = [] {
@@ -40,6 +56,18 @@ void* map_block(std::size_t bytes) {
     if (length < bytes || length > SIZE_MAX - huge_page_bytes) {
         throw std::bad_alloc();
     }
+    {
+        Kept& k = kept();
+        const std::lock_guard lock(k.mutex);
+        const auto same = std::find_if(k.blocks.begin(), k.blocks.end(),
+                                       [&](const auto& b) { return b.second == length; });
+        if (same != k.blocks.end()) {
+            void* const block = same->first;
+            k.blocks.erase(same);
+            k.bytes -= length;
+            return block;  // still counted in `mapped`
+        }
+    }
     // a huge page more than needed, so that the block can start at a huge-page boundary; the
     // pages before it and after it are unmapped again at once
     const std::size_t room = length + huge_page_bytes;
@@ -68,8 +96,37 @@ void* map_block(std::size_t bytes) {
 
 void unmap_block(void* block, std::size_t bytes) noexcept {
     const std::size_t length = mapped_length(bytes);
+    {
+        Kept& k = kept();
+        const std::lock_guard lock(k.mutex);
+        if (k.bytes + length <= k.limit) {
+            try {
+                k.blocks.emplace_back(block, length);
+                k.bytes += length;
+                return;
+            } catch (...) {  // no room to note it: unmapped below
+            }
+        }
+    }
     (void)::munmap(block, length);
     mapped.fetch_sub(length, std::memory_order_relaxed);
+}
+
+void keep_freed_blocks(std::size_t bytes) noexcept {
+    Kept& k = kept();
+    const std::lock_guard lock(k.mutex);
+    k.limit = bytes;
+}
+
+void release_freed_blocks() noexcept {
+    Kept& k = kept();
+    const std::lock_guard lock(k.mutex);
+    for (const auto& [block, length] : k.blocks) {
+        (void)::munmap(block, length);
+        mapped.fetch_sub(length, std::memory_order_relaxed);
+    }
+    k.blocks.clear();
+    k.bytes = 0;
 }
 
 std::size_t mapped_bytes() noexcept {

@@ -12,6 +12,7 @@ std::size_t heap_in_use() noexcept {
     // freed pages go back to the system first: after a large tree of values is freed, the
     // allocator may keep its pages (resident) while counting them as free
     (void)malloc_trim(0);
+    release_freed_blocks();
     const struct mallinfo2 m = mallinfo2();
     // blocks in use in every arena, malloc's mapped blocks, and the matrices' own mappings
     return m.uordblks + m.hblkhd + mapped_bytes();
@@ -21,13 +22,14 @@ std::size_t heap_in_use() noexcept {
 }
 
 void reuse_freed_memory() noexcept {
+    constexpr int free_kept = 64 << 20;  // free memory kept for reuse
 #if defined(__GLIBC__)
     constexpr int largest_from_heap = 32 << 20;  // a block this large or larger is mapped
-    constexpr int free_kept = 64 << 20;          // free heap kept at its top, for reuse
     // called by the CLI before a walk starts any thread
     (void)mallopt(M_MMAP_THRESHOLD, largest_from_heap);  // NOLINT(concurrency-mt-unsafe)
     (void)mallopt(M_TRIM_THRESHOLD, free_kept);          // NOLINT(concurrency-mt-unsafe)
 #endif
+    keep_freed_blocks(std::size_t{free_kept});  // and as much of the matrices' own mappings
 }
 
 }  // namespace attn

@@ -85,6 +85,7 @@ class Blocks {
     explicit Blocks(std::span<const Step> steps) {
         constexpr std::size_t numbers_per_block = std::size_t{1} << 15U;
         std::size_t room = 0;
+        std::size_t numbers = 0;
         for (const Step& step : steps) {
             if (!has_numbers(step)) {
                 continue;
@@ -96,8 +97,14 @@ class Blocks {
                 blocks_.push_back({&step, r, std::min(rows, r + per_block)});
             }
             room = std::max(room, room_for(std::min(rows, per_block), step.shape.cols));
+            numbers += rows * step.shape.cols;
         }
-        const std::size_t n_workers = std::min(worker_threads(), blocks_.size());
+        // a thread takes longer to start than a few thousand numbers take to write (its stack
+        // and its malloc arena are fresh pages, each a page fault): a small dump is written
+        // by this thread alone
+        constexpr std::size_t numbers_for_threads = numbers_per_block;
+        const std::size_t n_workers =
+            numbers < numbers_for_threads ? 1 : std::min(worker_threads(), blocks_.size());
         const std::size_t n_slots = n_workers <= 1 ? 1 : 2 * n_workers;
         slots_.resize(n_slots);
         for (std::size_t s = 0; s < n_slots; ++s) {

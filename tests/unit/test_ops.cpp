@@ -158,3 +158,28 @@ TEST_CASE("a large matrix lives in memory of its own, at a huge-page boundary", 
     }
     CHECK(attn::mapped_bytes() == before);
 }
+
+TEST_CASE("freed large blocks are kept for the next of the same length when asked", "[ops]") {
+    const std::size_t before = attn::mapped_bytes();
+    const std::size_t length = 512 * 512 * sizeof(double);  // 2 MiB: one huge page
+    attn::keep_freed_blocks(4 * length);
+    const double* first = nullptr;
+    {
+        const Matrix a(512, 512, 1.0);
+        first = a.data().data();
+    }
+    if constexpr (attn::map_large_blocks) {
+        CHECK(attn::mapped_bytes() == before + length);  // kept, and still counted
+        const Matrix b(512, 512, 2.0);
+        CHECK(b.data().data() == first);  // the same block again
+        CHECK(b(511, 511) == 2.0);        // filled anew
+        const Matrix c(256, 1024, 3.0);   // the same length, another shape
+        CHECK(c.data().data() != first);
+        CHECK(attn::mapped_bytes() == before + 2 * length);
+    }
+    attn::release_freed_blocks();
+    CHECK(attn::mapped_bytes() == before);
+    attn::keep_freed_blocks(0);
+    { const Matrix d(512, 512); }
+    CHECK(attn::mapped_bytes() == before);  // none kept
+}

@@ -27,8 +27,15 @@ inline constexpr std::size_t huge_page_bytes = std::size_t{2} << 20U;
 void* map_block(std::size_t bytes);
 /// Unmaps a block of map_block(bytes).
 void unmap_block(void* block, std::size_t bytes) noexcept;
-/// The bytes of the blocks mapped by map_block and not yet unmapped.
+/// The bytes of the blocks mapped by map_block and not yet unmapped (those kept included).
 std::size_t mapped_bytes() noexcept;
+/// From now on, up to `bytes` of freed blocks are kept mapped, each for the next block of the
+/// same length, rather than unmapped (0, the default: none). A walk through a checkpoint frees
+/// and takes again blocks of the same sizes at every layer: kept, they are not faulted in and
+/// zeroed again (reuse_freed_memory in attn/io/heap.hpp).
+void keep_freed_blocks(std::size_t bytes) noexcept;
+/// Unmaps the freed blocks kept.
+void release_freed_blocks() noexcept;
 
 #if defined(__SANITIZE_ADDRESS__)
 inline constexpr bool map_large_blocks = false;

@@ -9,17 +9,19 @@ namespace attn {
 
 /// The bytes of the heap in use now: every block malloc has handed out and not taken back,
 /// mapped ones included (glibc's mallinfo2), counted from start-up. Free pages the
-/// allocator still holds are first given back to the system (malloc_trim), so that what the
+/// allocator still holds are first given back to the system (malloc_trim, and the freed
+/// blocks of large matrices: release_freed_blocks), so that what the
 /// process holds in memory is what it uses, and a budget measured now stays true while the
 /// run takes no more than it checked. 0 where the allocator cannot say (a sanitizer's own).
 std::size_t heap_in_use() noexcept;
 
 /// Lets the allocator keep the blocks a run frees for its next ones: with glibc's malloc, a
 /// block of up to 32 MiB comes from the heap rather than a mapping of its own, and up to
-/// 64 MiB of free heap is kept rather than given back at once. A walk through a checkpoint
+/// 64 MiB of free heap is kept rather than given back at once, and as much of the freed
+/// blocks that large matrices map on their own (keep_freed_blocks). A walk through a checkpoint
 /// frees and takes again the weights of every layer it passes (megabytes each); as mappings,
 /// each was fresh pages that the kernel faulted in and zeroed, and that was two fifths of a
-/// 124M-parameter run (docs/performance.md). No effect where the allocator is not glibc's.
+/// 124M-parameter run (docs/performance.md). malloc is left as it is where it is not glibc's.
 void reuse_freed_memory() noexcept;
 
 /// The budget of a run under `limit` (--max-memory) now: the limit and heap_in_use().
