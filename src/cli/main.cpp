@@ -10,6 +10,7 @@
 #include <memory>
 #include <streambuf>
 
+#include "attn/io/heap.hpp"
 #include "attn/io/output_file.hpp"
 #include "cli.hpp"
 #include "console.hpp"
@@ -20,13 +21,18 @@ namespace {
 // that the error can say so; std::cout forgets errno.
 class StdoutBuffer : public std::streambuf {
   public:
-    StdoutBuffer() { setp(buffer_.get(), buffer_.get() + size); }
+    StdoutBuffer() = default;
     [[nodiscard]] int error() const noexcept { return error_; }
 
   protected:
     int_type overflow(int_type ch) override {
         if (!drain()) {
             return traits_type::eof();
+        }
+        if (!buffer_) {  // the first character written
+            // NOLINTNEXTLINE(*-avoid-c-arrays): not zeroed, as only what was written is read
+            buffer_ = std::make_unique_for_overwrite<char[]>(size);
+            setp(buffer_.get(), buffer_.get() + size);
         }
         if (!traits_type::eq_int_type(ch, traits_type::eof())) {
             *pptr() = traits_type::to_char_type(ch);
@@ -45,8 +51,10 @@ class StdoutBuffer : public std::streambuf {
 
   private:
     bool drain() {
-        const auto n = static_cast<std::size_t>(pptr() - pbase());
-        setp(buffer_.get(), buffer_.get() + size);
+        const auto n = static_cast<std::size_t>(pptr() - pbase());  // 0 before a first write
+        if (buffer_) {
+            setp(buffer_.get(), buffer_.get() + size);
+        }
         return write_out(buffer_.get(), n);
     }
     bool write_out(const char* s, std::size_t n) {
@@ -69,11 +77,12 @@ class StdoutBuffer : public std::streambuf {
     }
 
     static constexpr std::size_t size = std::size_t{1} << 16U;
-    // on the heap and not zeroed, so that its pages are touched only when output fills them:
-    // on the stack, the compiler's probes of a large frame (-fstack-clash-protection) touched
-    // every page at start, and each first touch is a page fault (docs/performance.md)
+    // taken from the heap when something is first written, and not zeroed: on the stack, the
+    // compiler's probes of a large frame (-fstack-clash-protection) touched every page at
+    // start, each first touch a page fault (docs/performance.md); taken at start, it counted
+    // against --max-memory in runs that print nothing
     // NOLINTNEXTLINE(*-avoid-c-arrays): not zeroed, as only what was written is read
-    std::unique_ptr<char[]> buffer_ = std::make_unique_for_overwrite<char[]>(size);
+    std::unique_ptr<char[]> buffer_;
     int error_ = 0;
 };
 
@@ -97,6 +106,7 @@ void hold_closed_standard_descriptors() {
 
 int main(int argc, char** argv) {
     hold_closed_standard_descriptors();
+    attn::settle_heap();
     std::ios::sync_with_stdio(false);
     attn::remove_temporary_files_on_signals();
     StdoutBuffer stdout_buffer;

@@ -14,7 +14,11 @@
 namespace attn {
 namespace {
 
-std::atomic<std::size_t> mapped{0};  // the blocks in use and the freed ones kept
+// the bytes of the blocks in use and of the freed ones kept
+std::atomic<std::size_t>& mapped() {
+    static std::atomic<std::size_t> bytes{0};
+    return bytes;
+}
 
 // Freed blocks kept for the next block of the same length (keep_freed_blocks).
 struct Kept {
@@ -43,10 +47,12 @@ std::size_t mapped_length(std::size_t bytes) noexcept {
 }
 
 std::uintptr_t address(void* p) noexcept {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast): a mapping's address
     return reinterpret_cast<std::uintptr_t>(p);
 }
 void* pointer(std::uintptr_t a) noexcept {
-    return reinterpret_cast<void*>(a);  // NOLINT(performance-no-int-to-ptr): a mapping's address
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-reinterpret-cast,performance-no-int-to-ptr)
+    return reinterpret_cast<void*>(a);  // an address within a mapping
 }
 
 }  // namespace
@@ -90,7 +96,7 @@ void* map_block(std::size_t bytes) {
     if (whole > 0) {
         (void)::madvise(pointer(block), whole, MADV_HUGEPAGE);  // refused: 4 KiB pages
     }
-    mapped.fetch_add(length, std::memory_order_relaxed);
+    mapped().fetch_add(length, std::memory_order_relaxed);
     return pointer(block);
 }
 
@@ -109,7 +115,7 @@ void unmap_block(void* block, std::size_t bytes) noexcept {
         }
     }
     (void)::munmap(block, length);
-    mapped.fetch_sub(length, std::memory_order_relaxed);
+    mapped().fetch_sub(length, std::memory_order_relaxed);
 }
 
 void keep_freed_blocks(std::size_t bytes) noexcept {
@@ -123,14 +129,14 @@ void release_freed_blocks() noexcept {
     const std::lock_guard lock(k.mutex);
     for (const auto& [block, length] : k.blocks) {
         (void)::munmap(block, length);
-        mapped.fetch_sub(length, std::memory_order_relaxed);
+        mapped().fetch_sub(length, std::memory_order_relaxed);
     }
     k.blocks.clear();
     k.bytes = 0;
 }
 
 std::size_t mapped_bytes() noexcept {
-    return mapped.load(std::memory_order_relaxed);
+    return mapped().load(std::memory_order_relaxed);
 }
 
 }  // namespace attn

@@ -21,6 +21,16 @@ std::size_t heap_in_use() noexcept {
 #endif
 }
 
+void settle_heap() noexcept {
+#if defined(__GLIBC__)
+    constexpr int largest_from_heap = 2 << 20;  // as a large matrix (attn/core/pages.hpp)
+    constexpr int free_kept = 4 << 20;
+    // called by main() before anything starts a thread
+    (void)mallopt(M_MMAP_THRESHOLD, largest_from_heap);  // NOLINT(concurrency-mt-unsafe)
+    (void)mallopt(M_TRIM_THRESHOLD, free_kept);          // NOLINT(concurrency-mt-unsafe)
+#endif
+}
+
 void reuse_freed_memory() noexcept {
     constexpr int free_kept = 64 << 20;  // free memory kept for reuse
 #if defined(__GLIBC__)

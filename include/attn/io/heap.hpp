@@ -15,6 +15,15 @@ namespace attn {
 /// run takes no more than it checked. 0 where the allocator cannot say (a sanitizer's own).
 std::size_t heap_in_use() noexcept;
 
+/// Fixes how much freed memory malloc keeps (called once, at start): with glibc's, a block of
+/// 2 MiB or more is a mapping of its own, given back when freed (as a large matrix's is:
+/// attn/core/pages.hpp), and at most 4 MiB of free heap is kept at its top. Left to itself,
+/// glibc raises both limits each time a mapped block is freed (up to 32 and 64 MiB), so that
+/// after a large file was read and freed its memory stayed held while the matrices took
+/// mappings of their own: `attn diff` of two 700-token dumps peaked 10 MB higher. No effect
+/// where the allocator is not glibc's.
+void settle_heap() noexcept;
+
 /// Lets the allocator keep the blocks a run frees for its next ones: with glibc's malloc, a
 /// block of up to 32 MiB comes from the heap rather than a mapping of its own, and up to
 /// 64 MiB of free heap is kept rather than given back at once, and as much of the freed
