@@ -55,7 +55,16 @@ void* pointer(std::uintptr_t a) noexcept {
     return reinterpret_cast<void*>(a);  // an address within a mapping
 }
 
+std::atomic<void (*)(std::size_t) noexcept>& hook() {
+    static std::atomic<void (*)(std::size_t) noexcept> h{nullptr};
+    return h;
+}
+
 }  // namespace
+
+void before_mapping(void (*h)(std::size_t bytes) noexcept) noexcept {
+    hook().store(h);
+}
 
 void* map_block(std::size_t bytes) {
     const std::size_t length = mapped_length(bytes);
@@ -73,6 +82,9 @@ void* map_block(std::size_t bytes) {
             k.bytes -= length;
             return block;  // still counted in `mapped`
         }
+    }
+    if (auto* const h = hook().load()) {
+        h(length);
     }
     // a huge page more than needed, so that the block can start at a huge-page boundary; the
     // pages before it and after it are unmapped again at once

@@ -21,7 +21,25 @@ std::size_t heap_in_use() noexcept {
 #endif
 }
 
+namespace {
+
+// Before a large matrix takes a mapping of its own: when malloc holds at least as much free
+// memory as the block needs (the memory of a file read and freed, say), that memory goes
+// back to the system, since the block cannot reuse it as a block from malloc would.
+void give_back_free_heap(std::size_t bytes) noexcept {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+    if (mallinfo2().fordblks >= bytes) {
+        (void)malloc_trim(0);
+    }
+#else
+    (void)bytes;
+#endif
+}
+
+}  // namespace
+
 void settle_heap() noexcept {
+    before_mapping(give_back_free_heap);
 #if defined(__GLIBC__)
     constexpr int largest_from_heap = 2 << 20;  // as a large matrix (attn/core/pages.hpp)
     constexpr int free_kept = 4 << 20;

@@ -183,3 +183,23 @@ TEST_CASE("freed large blocks are kept for the next of the same length when aske
     { const Matrix d(512, 512); }
     CHECK(attn::mapped_bytes() == before);  // none kept
 }
+
+namespace {
+std::size_t hooked = 0;
+void note_mapping(std::size_t bytes) noexcept {
+    hooked += bytes;
+}
+}  // namespace
+
+TEST_CASE("before a block is mapped afresh, the hook hears of it", "[ops]") {
+    hooked = 0;
+    attn::before_mapping(note_mapping);
+    attn::keep_freed_blocks(std::size_t{8} << 20U);
+    { const Matrix a(512, 512, 1.0); }
+    { const Matrix b(512, 512, 2.0); }  // the kept block again: not mapped afresh
+    attn::release_freed_blocks();
+    attn::keep_freed_blocks(0);
+    attn::before_mapping(nullptr);
+    { const Matrix c(512, 512, 3.0); }
+    CHECK(hooked == (attn::map_large_blocks ? std::size_t{512 * 512 * sizeof(double)} : 0));
+}

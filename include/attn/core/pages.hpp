@@ -36,6 +36,10 @@ std::size_t mapped_bytes() noexcept;
 void keep_freed_blocks(std::size_t bytes) noexcept;
 /// Unmaps the freed blocks kept.
 void release_freed_blocks() noexcept;
+/// Sets what is called before a block is mapped afresh, with its length: the io layer gives
+/// malloc's free memory back to the system there (settle_heap in attn/io/heap.hpp), since a
+/// mapped block cannot reuse it as a block from malloc would. nullptr: nothing.
+void before_mapping(void (*hook)(std::size_t bytes) noexcept) noexcept;
 
 #if defined(__SANITIZE_ADDRESS__)
 inline constexpr bool map_large_blocks = false;

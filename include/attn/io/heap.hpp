@@ -20,8 +20,11 @@ std::size_t heap_in_use() noexcept;
 /// attn/core/pages.hpp), and at most 4 MiB of free heap is kept at its top. Left to itself,
 /// glibc raises both limits each time a mapped block is freed (up to 32 and 64 MiB), so that
 /// after a large file was read and freed its memory stayed held while the matrices took
-/// mappings of their own: `attn diff` of two 700-token dumps peaked 10 MB higher. No effect
-/// where the allocator is not glibc's.
+/// mappings of their own: `attn diff` of two 700-token dumps peaked 10 MB higher. And before
+/// a large matrix takes a fresh mapping, malloc's free memory goes back to the system when
+/// there is as much of it as the block needs (attn/core/pages.hpp, before_mapping): a block
+/// from malloc would have reused it (`attn diff` of two 800-token dumps: 127 MB → 117 MB, as
+/// with malloc). No effect where the allocator is not glibc's.
 void settle_heap() noexcept;
 
 /// Lets the allocator keep the blocks a run frees for its next ones: with glibc's malloc, a
